@@ -1,0 +1,1 @@
+"""Exact model of turnip's fragment-density-map logic."""
