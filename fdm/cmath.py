@@ -1,0 +1,95 @@
+"""C integer and float32 arithmetic as turnip's C code performs it.
+
+Every helper here is a pure function on Python ints (or numpy.float32 scalars) that
+reproduces one C idiom used by the driver: truncating division, ``DIV_ROUND_UP``,
+``util_logbase2``/``util_logbase2_ceil`` (src/util/u_math.h), uint32 wrap-around and
+``modff`` on float32.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+UINT32_MAX = 0xFFFFFFFF
+F32 = np.float32
+
+
+def c_div(a: int, b: int) -> int:
+    """C ``a / b`` on signed integers: the quotient truncated towards zero."""
+    if b == 0:
+        raise ZeroDivisionError("C division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def c_mod(a: int, b: int) -> int:
+    """C ``a % b``: the remainder carrying the sign of the dividend."""
+    return a - b * c_div(a, b)
+
+
+def div_round_up(a: int, b: int) -> int:
+    """``DIV_ROUND_UP(a, b)`` = ``(a + b - 1) / b`` for non-negative operands (u_math.h)."""
+    if a < 0 or b <= 0:
+        raise ValueError(f"DIV_ROUND_UP needs a >= 0 and b > 0, got {a}, {b}")
+    return (a + b - 1) // b
+
+
+def u32(x: int) -> int:
+    """The value of ``x`` stored in a ``uint32_t`` (wraps modulo 2**32)."""
+    return x & UINT32_MAX
+
+
+def logbase2(n: int) -> int:
+    """``util_logbase2``: floor(log2 n) for n >= 1 and 0 for n == 0."""
+    if n < 0:
+        raise ValueError("util_logbase2 takes an unsigned value")
+    return n.bit_length() - 1 if n > 0 else 0
+
+
+def logbase2_ceil(n: int) -> int:
+    """``util_logbase2_ceil``: ceil(log2 n) for n > 1 and 0 for n <= 1."""
+    if n <= 1:
+        return 0
+    return (n - 1).bit_length()
+
+
+def is_pow2(n: int) -> bool:
+    return n > 0 and (n & (n - 1)) == 0
+
+
+def align_down(v: int, a: int) -> int:
+    """Round ``v >= 0`` down to a multiple of ``a`` (any ``a > 0``)."""
+    return (v // a) * a
+
+
+def align_npot(v: int, a: int) -> int:
+    """``align_npot``: round ``v >= 0`` up to a multiple of ``a`` (any ``a > 0``)."""
+    return div_round_up(v, a) * a
+
+
+def modff(x: np.float32) -> tuple[np.float32, np.float32]:
+    """C ``modff`` on a finite float32: (integral part, fractional part), both float32 and exact."""
+    x = F32(x)
+    ip = F32(math.trunc(float(x)))
+    return ip, F32(x - ip)
+
+
+def f32_to_u32(x: np.float32) -> int:
+    """C ``(uint32_t)x`` for a float32 in [0, 2**32): truncation towards zero.
+
+    Values outside that range are undefined behaviour in C; they are refused here.
+    """
+    xf = float(x)
+    if not (0.0 <= xf < 4294967296.0):
+        raise ValueError(f"(uint32_t){xf!r} is undefined behaviour in C")
+    return int(xf)
+
+
+def f32_to_i32(x: np.float32) -> int:
+    """C ``(int)x`` for a float32 in int32 range: truncation towards zero."""
+    xf = float(x)
+    if not (-2147483648.0 <= xf < 2147483648.0):
+        raise ValueError(f"(int){xf!r} is undefined behaviour in C")
+    return math.trunc(xf)

@@ -1,0 +1,90 @@
+"""The fragment density map as the driver reads it on the CPU.
+
+A :class:`DensityMap` holds one 2-component layer per view, stored the way the image memory
+holds it (``R8G8_UNORM`` bytes or ``R32G32_SFLOAT`` floats).  Generators build maps a person
+would draw by hand (a constant map, a foveated radial map); :func:`raw_frag_area` reads one
+texel the way ``tu_fragment_density_map_sample`` (src/freedreno/vulkan/tu_image.cc) does.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
+import attrs
+import numpy as np
+
+from .cmath import F32
+from .turnip import fdm_texel_shift, unorm8_to_float
+
+FORMATS = ("R8G8_UNORM", "R32G32_SFLOAT")
+
+
+@attrs.frozen(eq=False)
+class DensityMap:
+    """``layers[v]`` is an ``(fdm_h, fdm_w, 2)`` array: uint8 for R8G8_UNORM, float32 for
+    R32G32_SFLOAT.  All layers have the same size (one image, one layer per view)."""
+
+    format: str
+    layers: Tuple[np.ndarray, ...]
+
+    @property
+    def size(self) -> Tuple[int, int]:
+        h, w = self.layers[0].shape[:2]
+        return (int(w), int(h))
+
+    def density(self, view: int, i: int, j: int) -> Tuple[np.float32, np.float32]:
+        """The unpacked (float32) density of texel ``(i, j)`` of layer ``view``."""
+        t = self.layers[view][j, i]
+        if self.format == "R8G8_UNORM":
+            return unorm8_to_float(int(t[0])), unorm8_to_float(int(t[1]))
+        return F32(t[0]), F32(t[1])
+
+
+def encode_unorm8(values: np.ndarray) -> np.ndarray:
+    """Store densities in [0, 1] as UNORM8 the way an application's upload does
+    (``_mesa_float_to_unorm``: round to nearest, ties to even, of ``d * 255``)."""
+    v = np.asarray(values, dtype=np.float64)
+    return np.rint(v * 255.0).astype(np.uint8)
+
+
+def encode_layer(values: np.ndarray, fmt: str) -> np.ndarray:
+    if fmt == "R8G8_UNORM":
+        return encode_unorm8(values)
+    return np.asarray(values, dtype=np.float32)
+
+
+def raw_frag_area(dmap: DensityMap, view: int, texel: Tuple[int, int]) -> Tuple[np.float32, np.float32]:
+    """``(1.0f / density.x, 1.0f / density.y)`` in float32, as ``tu_fragment_density_map_sample``
+    returns it; a density of 0 gives infinity."""
+    dx, dy = dmap.density(view, texel[0], texel[1])
+    with np.errstate(divide="ignore"):
+        return F32(F32(1.0) / dx), F32(F32(1.0) / dy)
+
+
+def texel_centres(fb_size: Tuple[int, int], fdm_size: Tuple[int, int]) -> Tuple[np.ndarray, np.ndarray]:
+    """Framebuffer-space centres of the map's texels, using the driver's texel size."""
+    sx = fdm_texel_shift(fb_size[0], fdm_size[0])
+    sy = fdm_texel_shift(fb_size[1], fdm_size[1])
+    xs = (np.arange(fdm_size[0], dtype=np.float64) + 0.5) * (1 << sx)
+    ys = (np.arange(fdm_size[1], dtype=np.float64) + 0.5) * (1 << sy)
+    return xs, ys
+
+
+def constant_layer(fdm_size: Tuple[int, int], density: Tuple[float, float]) -> np.ndarray:
+    """A layer with the same density everywhere, as float64 densities."""
+    out = np.empty((fdm_size[1], fdm_size[0], 2), dtype=np.float64)
+    out[..., 0] = density[0]
+    out[..., 1] = density[1]
+    return out
+
+
+def radial_layer(fb_size: Tuple[int, int], fdm_size: Tuple[int, int], center: Tuple[float, float],
+                 radii: Sequence[float], densities: Sequence[Tuple[float, float]]) -> np.ndarray:
+    """A foveated map: density ``densities[k]`` in ring ``k``, where ring 0 is within
+    ``radii[0]`` framebuffer pixels of ``center`` and the last entry applies beyond the last
+    radius (``len(densities) == len(radii) + 1``).  Returns float64 densities."""
+    xs, ys = texel_centres(fb_size, fdm_size)
+    dist = np.hypot(xs[None, :] - center[0], ys[:, None] - center[1])
+    ring = np.searchsorted(np.asarray(radii, dtype=np.float64), dist, side="right")
+    table = np.asarray(densities, dtype=np.float64).reshape(-1, 2)
+    return table[ring]

@@ -1,0 +1,170 @@
+"""``plan_render_pass``: everything turnip programs for every rendered tile and view."""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+import attrs
+
+from .errors import ScenarioError
+from .gpu import GpuProfile, gmem_budget
+from .patch import (BlitRects, FsParams, ViewportPatch, ViewportState, blit_rects, fs_params, patch_slots,
+                    viewport_state)
+from .scenario import Scenario
+from .tile_select import (Foveat, PassState, bin_is_scaled, bin_scale_en, common_bin_start, disable_lrz, foveat,
+                          force_lrz_dis, hw_slots, use_fast_store, view_bins, window_scissor)
+from .tiles import FdmInputs, TileConfig, TileGrid, calc_tile_config
+from .tiling import GmemConfig, TilingConfig, gmem_config, select_tile_size, tile_count, vsc_config, walk_order
+from .turnip import binning_pass_bin, tu_bin_offset, tu_fdm_per_bin_offset
+
+Pair = Tuple[int, int]
+Rect4 = Tuple[int, int, int, int]
+
+
+@attrs.frozen
+class ViewPlan:
+    """One view of one rendered tile."""
+
+    view: int
+    visible: bool
+    bin: Rect4            # B_v, framebuffer space
+    frag_area: Pair       # UINT32_MAX pair for a density-0 view
+    offset: Pair          # o = tu_fdm_per_bin_offset(fa, B_v, b_cs)
+    hw_offset: Pair       # o' programmed for this view's HW slot (0 without HW bin scaling)
+    bin_offset: Pair      # b_o of the view ((0,0) where bins are not shifted)
+
+
+@attrs.frozen
+class TilePlan:
+    """One rendered (root) tile, in walk order."""
+
+    index: int                     # position in the walk
+    pos: Pair                      # top-left cell
+    extent: Pair                   # E, cells (merged extent)
+    gmem_extent: Pair              # G
+    cell: Pair                     # the root cell (bottom-right of a merged group)
+    pipe: int
+    slot_mask: int
+    visible_views: int
+    common_bin_start: Pair         # b_cs
+    views: Tuple[ViewPlan, ...]
+    bin_is_scaled: bool
+    bin_scale_en: bool
+    foveat: Foveat
+    lrz: bool                      # LRZ left enabled for this tile
+    force_lrz_dis: bool            # GRAS_SC_BIN_CNTL.force_lrz_dis as emitted (a7xx+)
+    window_scissor: Tuple[Pair, Pair]
+    fast_store: bool
+    slots: Tuple[ViewportPatch, ...]
+    fs_params: Tuple[FsParams, ...]
+    blits: Tuple[BlitRects, ...]
+
+
+@attrs.frozen
+class BinningPlan:
+    bins: Tuple[Rect4, ...]
+    window_scissor: Tuple[Pair, Pair]
+    slots: Tuple[ViewportPatch, ...]
+
+
+@attrs.frozen(eq=False)
+class RenderPassPlan:
+    scenario: Scenario
+    gmem: GmemConfig
+    tiling: TilingConfig
+    viewport_state: ViewportState
+    shared_viewport: bool
+    fdm_offsets: Optional[Tuple[Pair, ...]]
+    bin_offsets: Tuple[Pair, ...]
+    grid: TileGrid
+    pass_state: PassState
+    binning: BinningPlan
+    tiles: Tuple[TilePlan, ...]
+
+
+def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
+    gpu = sc.gpu
+    fdm_merging = gpu.has_bin_mask and sc.bin_merging != "off"
+    if sc.tile_size is not None:
+        t = sc.tile_size
+        if t[0] % gm.tile_align[0] or t[1] % gm.tile_align[1]:
+            raise ScenarioError("tile_size", f"must be a multiple of the pass tile alignment "
+                                             f"{gm.tile_align[0]}x{gm.tile_align[1]} (device alignment adjusted for "
+                                             f"1-byte attachments and layers), got {t[0]}x{t[1]}")
+        selected = False
+    else:
+        if gm.gmem_pixels == 0:
+            raise ScenarioError("attachments", "do not fit in GMEM: turnip renders this pass in sysmem, "
+                                               "where FDM is not applied per bin")
+        t = select_tile_size(sc.framebuffer, gm.tile_align, (gpu.tile_max_w, gpu.tile_max_h), gm.gmem_pixels,
+                             max(sc.views, 1), True)
+        if t is None:
+            raise ScenarioError("attachments", "no tile size fits GMEM: turnip renders this pass in sysmem")
+        selected = True
+    tc = tile_count(sc.framebuffer, t, sc.fdm_offset_create_flag)
+    vsc = vsc_config(tc, gpu.num_vsc_pipes, fdm_merging)
+    if not vsc.binning_possible and tc[0] * tc[1] > 2:
+        raise ScenarioError("tile_size", f"{tc[0]}x{tc[1]} tiles need more than {gpu.num_vsc_pipes} VSC pipes: "
+                                         "turnip renders this pass in sysmem (no per-bin FDM)")
+    return TilingConfig(t, vsc, selected)
+
+
+def plan_render_pass(sc: Scenario) -> RenderPassPlan:
+    """Model ``tu_cmd_render_tiles`` for a GMEM FDM render pass: tile configuration, then for every
+    rendered root tile in walk order what ``tu6_emit_tile_select`` and the patchpoints program."""
+    gpu: GpuProfile = sc.gpu
+    layers = max(sc.views, 1)
+    gm = gmem_config(tuple(a.cpp * a.samples for a in sc.attachments), gpu.tile_align, gmem_budget(gpu), layers)
+    tiling = _tiling(sc, gm)
+    T = tiling.tile_size
+    vs = viewport_state(sc.views, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
+                        gpu.has_per_view_viewport)
+    shared = vs.share_scale
+    inp = FdmInputs(fb_size=sc.framebuffer, tile_size=T, views=sc.views, density=sc.density,
+                    render_areas=sc.render_areas, fdm_offsets=sc.fdm_offsets, shared_viewport=shared)
+    grid = calc_tile_config(inp, tiling.vsc, merging=sc.bin_merging, has_bin_mask=gpu.has_bin_mask,
+                            has_abs_bin_mask=gpu.has_abs_bin_mask)
+    st = PassState(fb_size=sc.framebuffer, tile_size=T, views=sc.views, layers=layers, fdm_offsets=sc.fdm_offsets,
+                   shared_viewport=shared, has_hw_bin_scaling=gpu.has_hw_bin_scaling, chip=gpu.chip)
+    bin_offsets = tuple(tu_bin_offset(u, T) for u in sc.fdm_offsets) if sc.fdm_offsets else ((0, 0),) * sc.views
+
+    # binning pass
+    shifted = sc.fdm_offsets is not None and not shared
+    bbins = tuple(binning_pass_bin(sc.framebuffer, bin_offsets[v] if shifted else None) for v in range(sc.views))
+    has_off = sc.fdm_offsets is not None
+    bws = ((0, 0), (sc.framebuffer[0] + (T[0] if has_off else 0) - 1, sc.framebuffer[1] + (T[1] if has_off else 0) - 1))
+    ones = ((1, 1),) * sc.views
+    zeros = ((0, 0),) * sc.views
+    binning = BinningPlan(bbins, bws, patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros))
+
+    tiles = []
+    for cell in walk_order(tiling.vsc):
+        t = grid.cell(*cell)
+        if not t.is_root or t.visible_views == 0:
+            continue
+        tiles.append(_tile_plan(len(tiles), t, st, vs, sc, bin_offsets))
+    return RenderPassPlan(sc, gm, tiling, vs, shared, sc.fdm_offsets, bin_offsets, grid, st, binning, tuple(tiles))
+
+
+def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,
+               bin_offsets: Tuple[Pair, ...]) -> TilePlan:
+    b_cs = common_bin_start(t, st)
+    bins = view_bins(t, st)
+    _, hw_offs = hw_slots(t, st)
+    view_hw = tuple(hw_offs[v] for v in range(st.views))
+    shifted = st.fdm_offsets is not None and not st.shared_viewport
+    views = tuple(
+        ViewPlan(view=v, visible=t.visible(v), bin=bins[v], frag_area=t.frag_areas[v],
+                 offset=tu_fdm_per_bin_offset(t.frag_areas[v], bins[v][:2], b_cs), hw_offset=view_hw[v],
+                 bin_offset=bin_offsets[v] if shifted else (0, 0))
+        for v in range(st.views))
+    lrz_off = disable_lrz(t, st)
+    return TilePlan(
+        index=index, pos=t.pos, extent=t.sysmem_extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
+        slot_mask=t.slot_mask, visible_views=t.visible_views, common_bin_start=b_cs, views=views,
+        bin_is_scaled=bin_is_scaled(t, st), bin_scale_en=bin_scale_en(t, st), foveat=foveat(t, st),
+        lrz=not lrz_off, force_lrz_dis=force_lrz_dis(t, st), window_scissor=window_scissor(t, st),
+        fast_store=use_fast_store(t, st),
+        slots=patch_slots(vs, sc.viewports, sc.scissors, t.frag_areas, bins, b_cs, view_hw),
+        fs_params=fs_params(t.frag_areas, bins, b_cs),
+        blits=blit_rects(t.frag_areas, bins, b_cs, view_hw))

@@ -1,0 +1,447 @@
+"""Scenario files: what a render pass looks like to the driver, validated field by field.
+
+A scenario is TOML or JSON (schema in docs/scenario.md).  :func:`parse_scenario` turns the
+decoded mapping into a frozen :class:`Scenario` or raises :class:`~fdm.errors.ScenarioError`
+naming the first offending field and the rule it breaks.  Nothing is computed from a scenario
+that did not validate completely.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any, Mapping, Optional, Sequence, Tuple
+
+import attrs
+import numpy as np
+
+from .density import FORMATS, DensityMap, constant_layer, encode_layer, radial_layer
+from .errors import ScenarioError
+from .geometry import Rect
+from .gpu import GpuProfile, get_gpu
+from .turnip import MAX_VIEWPORT_SIZE, MAX_VIEWS, TU_FDM_OFFSET_GRANULARITY
+
+try:  # Python 3.11+
+    import tomllib as _toml
+except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+    import tomli as _toml  # type: ignore
+
+MERGING_VARIANTS = ("upstream", "fixed", "off")
+MAX_FDM_TEXEL_SIZE = 1024
+
+
+@attrs.frozen
+class Viewport:
+    """``VkViewport`` (floats, as the application passes them)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    min_depth: float = 0.0
+    max_depth: float = 1.0
+
+
+@attrs.frozen
+class Attachment:
+    """What tile-size selection needs to know of a GMEM attachment."""
+
+    cpp: int
+    samples: int = 1
+
+
+@attrs.frozen(eq=False)
+class Scenario:
+    """One FDM render pass, as the driver sees it at ``vkCmdEndRenderPass``."""
+
+    gpu: GpuProfile
+    framebuffer: Tuple[int, int]
+    views: int
+    density: DensityMap
+    tile_size: Optional[Tuple[int, int]] = None
+    attachments: Tuple[Attachment, ...] = (Attachment(4), Attachment(4))
+    fdm_offset_create_flag: bool = False
+    fdm_offsets: Optional[Tuple[Tuple[int, int], ...]] = None
+    writes_viewport_index: bool = False
+    multiview_per_view_viewports: bool = False
+    render_areas: Tuple[Rect, ...] = ()
+    bin_merging: str = "upstream"
+    viewports: Tuple[Viewport, ...] = ()
+    scissors: Tuple[Rect, ...] = ()
+    name: str = "scenario"
+
+    @property
+    def per_view_render_areas(self) -> bool:
+        return len(self.render_areas) > 1
+
+    def render_area(self, view: int) -> Rect:
+        return self.render_areas[view if self.per_view_render_areas else 0]
+
+
+# --------------------------------------------------------------------------------------------
+# field readers: each raises ScenarioError(field, rule)
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int(v: Any, field: str, lo: Optional[int] = None, hi: Optional[int] = None) -> int:
+    if not _is_int(v):
+        raise ScenarioError(field, f"must be an integer, got {type(v).__name__}")
+    if lo is not None and v < lo:
+        raise ScenarioError(field, f"must be >= {lo}, got {v}")
+    if hi is not None and v > hi:
+        raise ScenarioError(field, f"must be <= {hi}, got {v}")
+    return v
+
+
+def _num(v: Any, field: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ScenarioError(field, f"must be a number, got {type(v).__name__}")
+    if not math.isfinite(v):
+        raise ScenarioError(field, f"must be finite, got {v}")
+    return float(v)
+
+
+def _bool(v: Any, field: str) -> bool:
+    if not isinstance(v, bool):
+        raise ScenarioError(field, f"must be true or false, got {type(v).__name__}")
+    return v
+
+
+def _list(v: Any, field: str, n: Optional[int] = None, min_len: int = 0) -> list:
+    if not isinstance(v, (list, tuple)):
+        raise ScenarioError(field, f"must be an array, got {type(v).__name__}")
+    if n is not None and len(v) != n:
+        raise ScenarioError(field, f"must have exactly {n} elements, got {len(v)}")
+    if len(v) < min_len:
+        raise ScenarioError(field, f"must have at least {min_len} elements, got {len(v)}")
+    return list(v)
+
+
+def _pair(v: Any, field: str, lo: Optional[int] = None, hi: Optional[int] = None) -> Tuple[int, int]:
+    a, b = _list(v, field, 2)
+    return (_int(a, f"{field}[0]", lo, hi), _int(b, f"{field}[1]", lo, hi))
+
+
+def _table(v: Any, field: str) -> Mapping:
+    if not isinstance(v, Mapping):
+        raise ScenarioError(field, f"must be a table/object, got {type(v).__name__}")
+    return v
+
+
+def _check_keys(d: Mapping, field: str, allowed: Sequence[str]) -> None:
+    for k in d:
+        if k not in allowed:
+            prefix = f"{field}." if field else ""
+            raise ScenarioError(f"{prefix}{k}", f"unknown field; allowed: {', '.join(allowed)}")
+
+
+def _rect(v: Any, field: str, fb: Tuple[int, int]) -> Rect:
+    x, y, w, h = _list(v, field, 4)
+    x = _int(x, f"{field}[0]", 0)
+    y = _int(y, f"{field}[1]", 0)
+    w = _int(w, f"{field}[2]", 1)
+    h = _int(h, f"{field}[3]", 1)
+    if x + w > fb[0] or y + h > fb[1]:
+        raise ScenarioError(field, f"must lie inside the {fb[0]}x{fb[1]} framebuffer, got {[x, y, w, h]}")
+    return Rect(x, y, w, h)
+
+
+def _scissor(v: Any, field: str) -> Rect:
+    x, y, w, h = _list(v, field, 4)
+    # VUID-vkCmdSetScissor-x-00595: offsets must not be negative; extents are uint32
+    return Rect(_int(x, f"{field}[0]", 0, MAX_VIEWPORT_SIZE), _int(y, f"{field}[1]", 0, MAX_VIEWPORT_SIZE),
+                _int(w, f"{field}[2]", 0, MAX_VIEWPORT_SIZE), _int(h, f"{field}[3]", 0, MAX_VIEWPORT_SIZE))
+
+
+def _viewport(v: Any, field: str) -> Viewport:
+    items = _list(v, field)
+    if len(items) not in (4, 6):
+        raise ScenarioError(field, f"must be [x, y, width, height] or [x, y, width, height, minDepth, maxDepth], got {len(items)} elements")
+    vals = [_num(a, f"{field}[{i}]") for i, a in enumerate(items)]
+    if vals[2] <= 0:
+        raise ScenarioError(f"{field}[2]", f"viewport width must be > 0 (VUID-VkViewport-width-01770), got {vals[2]}")
+    if vals[3] == 0:
+        raise ScenarioError(f"{field}[3]", "viewport height must not be 0")
+    if abs(vals[2]) > MAX_VIEWPORT_SIZE or abs(vals[3]) > MAX_VIEWPORT_SIZE:
+        raise ScenarioError(field, f"viewport extent must be <= maxViewportDimensions {MAX_VIEWPORT_SIZE}")
+    return Viewport(*vals)
+
+
+# --------------------------------------------------------------------------------------------
+# density map
+
+def _densities(v: Any, field: str) -> np.ndarray:
+    """Densities: a number, a pair, or nested arrays ending in pairs; all in [0, 1]."""
+    try:
+        arr = np.asarray(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ScenarioError(field, "must be numbers or arrays of numbers") from None
+    if arr.dtype == object:
+        raise ScenarioError(field, "must be numbers or arrays of numbers")
+    if np.isnan(arr).any():
+        raise ScenarioError(field, "density must not be NaN")
+    if (arr < 0).any() or (arr > 1).any():
+        bad = arr[(arr < 0) | (arr > 1)].flat[0]
+        raise ScenarioError(field, f"density must lie in [0, 1], got {bad}")
+    return arr
+
+
+def _density_pairs(v: Any, field: str, n: Optional[int] = None) -> np.ndarray:
+    arr = _densities(v, field)
+    if arr.ndim == 0:
+        arr = np.array([[float(arr), float(arr)]])
+    elif arr.ndim == 1:
+        if n is not None and arr.shape[0] == n and n != 2:
+            arr = np.stack([arr, arr], axis=-1)
+        elif arr.shape[0] == 2 and n in (None, 1):
+            arr = arr.reshape(1, 2)
+        else:
+            arr = np.stack([arr, arr], axis=-1)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ScenarioError(field, "each density must be a number or a [x, y] pair")
+    if n is not None and arr.shape[0] != n:
+        raise ScenarioError(field, f"must have exactly {n} entries, got {arr.shape[0]}")
+    return arr
+
+
+def _fdm_size(v: Any, field: str, fb: Tuple[int, int]) -> Tuple[int, int]:
+    w, h = _pair(v, field, 1, MAX_VIEWPORT_SIZE)
+    need = (-(-fb[0] // MAX_FDM_TEXEL_SIZE), -(-fb[1] // MAX_FDM_TEXEL_SIZE))
+    if w < need[0] or h < need[1]:
+        raise ScenarioError(field, f"the map must cover the framebuffer with texels of at most "
+                                   f"{MAX_FDM_TEXEL_SIZE} px: need at least {need[0]}x{need[1]}, got {w}x{h}")
+    return (w, h)
+
+
+def _load_image(path: str, field: str, fmt: str) -> np.ndarray:
+    if path.endswith(".npy"):
+        try:
+            arr = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise ScenarioError(field, f"cannot read {path!r}: {e}") from None
+        if arr.ndim != 3 or arr.shape[2] != 2:
+            raise ScenarioError(field, f"{path!r} must hold an (h, w, 2) array, got shape {arr.shape}")
+        if fmt == "R8G8_UNORM":
+            if arr.dtype != np.uint8:
+                raise ScenarioError(field, f"{path!r} must hold uint8 texels for R8G8_UNORM, got {arr.dtype}")
+            return arr
+        return encode_layer(_densities(arr, field), fmt)
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ScenarioError(field, "reading image files needs Pillow (pip install turnip-fdm[image])") from None
+    try:
+        with Image.open(path) as im:
+            rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
+    except (OSError, ValueError) as e:
+        raise ScenarioError(field, f"cannot read image {path!r}: {e}") from None
+    texels = np.ascontiguousarray(rgb[..., :2])
+    if fmt == "R8G8_UNORM":
+        return texels
+    return encode_layer(texels.astype(np.float64) / 255.0, fmt)
+
+
+def _density_layer(v: Any, field: str, fb: Tuple[int, int], fmt: str, base_dir: str) -> np.ndarray:
+    d = _table(v, field)
+    kinds = [k for k in ("values", "image", "generator") if k in d]
+    if len(kinds) != 1:
+        raise ScenarioError(field, "give exactly one of 'values', 'image' or 'generator'")
+    kind = kinds[0]
+    if kind == "values":
+        _check_keys(d, field, ["values"])
+        arr = _densities(d["values"], f"{field}.values")
+        if arr.ndim == 2:
+            arr = np.stack([arr, arr], axis=-1)
+        if arr.ndim != 3 or arr.shape[2] != 2 or arr.shape[0] < 1 or arr.shape[1] < 1:
+            raise ScenarioError(f"{field}.values", "must be rows of densities or of [x, y] density pairs")
+        _fdm_size([arr.shape[1], arr.shape[0]], f"{field}.values", fb)
+        return encode_layer(arr, fmt)
+    if kind == "image":
+        _check_keys(d, field, ["image"])
+        path = d["image"]
+        if not isinstance(path, str):
+            raise ScenarioError(f"{field}.image", "must be a file path string")
+        full = path if os.path.isabs(path) else os.path.join(base_dir, path)
+        layer = _load_image(full, f"{field}.image", fmt)
+        _fdm_size([layer.shape[1], layer.shape[0]], f"{field}.image", fb)
+        return layer
+    gen = d["generator"]
+    if gen == "constant":
+        _check_keys(d, field, ["generator", "size", "density"])
+        size = _fdm_size(d.get("size", [1, 1]) if "size" in d else _missing(f"{field}.size"), f"{field}.size", fb)
+        dens = _density_pairs(d["density"] if "density" in d else _missing(f"{field}.density"), f"{field}.density", 1)[0]
+        return encode_layer(constant_layer(size, (dens[0], dens[1])), fmt)
+    if gen == "radial":
+        _check_keys(d, field, ["generator", "size", "center", "radii", "densities"])
+        for k in ("size", "center", "radii", "densities"):
+            if k not in d:
+                _missing(f"{field}.{k}")
+        size = _fdm_size(d["size"], f"{field}.size", fb)
+        cx, cy = _list(d["center"], f"{field}.center", 2)
+        center = (_num(cx, f"{field}.center[0]"), _num(cy, f"{field}.center[1]"))
+        radii = [_num(r, f"{field}.radii[{i}]") for i, r in enumerate(_list(d["radii"], f"{field}.radii", min_len=1))]
+        if any(r <= 0 for r in radii) or any(b <= a for a, b in zip(radii, radii[1:])):
+            raise ScenarioError(f"{field}.radii", "must be positive and strictly increasing")
+        dens = _density_pairs(d["densities"], f"{field}.densities", len(radii) + 1)
+        return encode_layer(radial_layer(fb, size, center, radii, [tuple(p) for p in dens]), fmt)
+    raise ScenarioError(f"{field}.generator", f"unknown generator {gen!r}; known: constant, radial")
+
+
+def _missing(field: str):
+    raise ScenarioError(field, "is required")
+
+
+def _density_map(v: Any, field: str, fb: Tuple[int, int], views: int, base_dir: str) -> DensityMap:
+    d = _table(v, field)
+    _check_keys(d, field, ["format", "views"])
+    fmt = d.get("format", "R8G8_UNORM")
+    if fmt not in FORMATS:
+        raise ScenarioError(f"{field}.format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if "views" not in d:
+        _missing(f"{field}.views")
+    layers_in = _list(d["views"], f"{field}.views", min_len=1)
+    if len(layers_in) not in (1, views):
+        raise ScenarioError(f"{field}.views", f"must have 1 entry (shared by all views) or one per view ({views}), got {len(layers_in)}")
+    layers = [_density_layer(lv, f"{field}.views[{i}]", fb, fmt, base_dir) for i, lv in enumerate(layers_in)]
+    if len(layers) == 1:
+        layers = layers * views
+    shapes = {lay.shape for lay in layers}
+    if len(shapes) != 1:
+        raise ScenarioError(f"{field}.views", f"every layer must have the same size (one image), got {sorted(s[:2] for s in shapes)}")
+    return DensityMap(format=fmt, layers=tuple(layers))
+
+
+# --------------------------------------------------------------------------------------------
+
+TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", "fdm_offset_create_flag",
+             "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
+             "bin_merging", "viewports", "scissors", "density")
+
+
+def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
+    """Validate a decoded scenario mapping and build the :class:`Scenario`."""
+    d = _table(data, "scenario")
+    _check_keys(d, "", TOP_LEVEL)
+    for k in ("gpu", "framebuffer", "density"):
+        if k not in d:
+            _missing(k)
+    if not isinstance(d["gpu"], str):
+        raise ScenarioError("gpu", f"must be a GPU name string, got {type(d['gpu']).__name__}")
+    gpu = get_gpu(d["gpu"])
+    fb = _pair(d["framebuffer"], "framebuffer", 1, MAX_VIEWPORT_SIZE)
+    views = _int(d.get("views", 1), "views", 1, MAX_VIEWS)
+
+    tile_size = None
+    if "tile_size" in d:
+        tile_size = _pair(d["tile_size"], "tile_size", 1)
+        if tile_size[0] % gpu.tile_align_w or tile_size[1] % gpu.tile_align_h:
+            raise ScenarioError("tile_size", f"must be a multiple of the {gpu.name} tile_align "
+                                             f"{gpu.tile_align_w}x{gpu.tile_align_h}, got {tile_size[0]}x{tile_size[1]}")
+        if tile_size[0] > gpu.tile_max_w or tile_size[1] > gpu.tile_max_h:
+            raise ScenarioError("tile_size", f"must be at most the {gpu.name} tile_max "
+                                             f"{gpu.tile_max_w}x{gpu.tile_max_h}, got {tile_size[0]}x{tile_size[1]}")
+
+    attachments = Scenario.__attrs_attrs__.attachments.default
+    if "attachments" in d:
+        items = _list(d["attachments"], "attachments", min_len=1)
+        out = []
+        for i, a in enumerate(items):
+            a = _table(a, f"attachments[{i}]")
+            _check_keys(a, f"attachments[{i}]", ["cpp", "samples"])
+            if "cpp" not in a:
+                _missing(f"attachments[{i}].cpp")
+            cpp = _int(a["cpp"], f"attachments[{i}].cpp", 1, 16)
+            samples = _int(a.get("samples", 1), f"attachments[{i}].samples", 1, 8)
+            if samples & (samples - 1):
+                raise ScenarioError(f"attachments[{i}].samples", f"must be a power of two, got {samples}")
+            out.append(Attachment(cpp, samples))
+        attachments = tuple(out)
+
+    create_flag = _bool(d.get("fdm_offset_create_flag", False), "fdm_offset_create_flag")
+    offsets = None
+    if "fdm_offsets" in d:
+        items = _list(d["fdm_offsets"], "fdm_offsets")
+        if len(items) != 0:
+            if len(items) != views:
+                raise ScenarioError("fdm_offsets", f"must have one [x, y] offset per view ({views}), got {len(items)}")
+            offs = []
+            for i, o in enumerate(items):
+                u = _pair(o, f"fdm_offsets[{i}]", -MAX_VIEWPORT_SIZE, MAX_VIEWPORT_SIZE)
+                for c in (0, 1):
+                    if u[c] % TU_FDM_OFFSET_GRANULARITY:
+                        raise ScenarioError(f"fdm_offsets[{i}][{c}]", f"must be a multiple of "
+                                            f"fragmentDensityOffsetGranularity {TU_FDM_OFFSET_GRANULARITY}, got {u[c]}")
+                offs.append(u)
+            offsets = tuple(offs)
+            if not create_flag:
+                raise ScenarioError("fdm_offsets", "offsets need fdm_offset_create_flag = true "
+                                                   "(the FDM image must be created with FRAGMENT_DENSITY_MAP_OFFSET_BIT_EXT)")
+
+    writes_vpi = _bool(d.get("writes_viewport_index", False), "writes_viewport_index")
+    qcom_pvv = _bool(d.get("multiview_per_view_viewports", False), "multiview_per_view_viewports")
+    if qcom_pvv and views < 2:
+        raise ScenarioError("multiview_per_view_viewports", "needs a multiview pass (views >= 2)")
+
+    full = Rect(0, 0, fb[0], fb[1])
+    render_areas: Tuple[Rect, ...] = (full,)
+    if "render_areas" in d:
+        items = _list(d["render_areas"], "render_areas", min_len=1)
+        if len(items) not in (1, views):
+            raise ScenarioError("render_areas", f"must have 1 entry or one per view ({views}), got {len(items)}")
+        render_areas = tuple(_rect(r, f"render_areas[{i}]", fb) for i, r in enumerate(items))
+
+    merging = d.get("bin_merging", "upstream")
+    if merging not in MERGING_VARIANTS:
+        raise ScenarioError("bin_merging", f"must be one of {', '.join(MERGING_VARIANTS)}, got {merging!r}")
+
+    n_slots = views if (qcom_pvv and not writes_vpi) else None
+    viewports = (Viewport(0.0, 0.0, float(fb[0]), float(fb[1])),)
+    if "viewports" in d:
+        items = _list(d["viewports"], "viewports", min_len=1)
+        if len(items) > 16:
+            raise ScenarioError("viewports", f"at most 16 viewports (maxViewports), got {len(items)}")
+        viewports = tuple(_viewport(v, f"viewports[{i}]") for i, v in enumerate(items))
+    scissors = (full,)
+    if "scissors" in d:
+        items = _list(d["scissors"], "scissors", min_len=1)
+        scissors = tuple(_scissor(s, f"scissors[{i}]") for i, s in enumerate(items))
+    if len(scissors) != len(viewports):
+        raise ScenarioError("scissors", f"must have as many entries as viewports ({len(viewports)}), got {len(scissors)}")
+    if n_slots is not None and len(viewports) < n_slots:
+        raise ScenarioError("viewports", f"multiview_per_view_viewports needs one viewport per view ({views}), got {len(viewports)}")
+
+    density = _density_map(d["density"], "density", fb, views, base_dir)
+    name = d.get("name", "scenario")
+    if not isinstance(name, str):
+        raise ScenarioError("name", "must be a string")
+    return Scenario(gpu=gpu, framebuffer=fb, views=views, density=density, tile_size=tile_size,
+                    attachments=attachments, fdm_offset_create_flag=create_flag, fdm_offsets=offsets,
+                    writes_viewport_index=writes_vpi, multiview_per_view_viewports=qcom_pvv,
+                    render_areas=render_areas, bin_merging=merging, viewports=viewports, scissors=scissors,
+                    name=name)
+
+
+def decode_scenario_text(text: str, fmt: str, field: str = "scenario") -> Any:
+    try:
+        if fmt == "json":
+            return json.loads(text)
+        return _toml.loads(text)
+    except (ValueError, _toml.TOMLDecodeError) as e:
+        raise ScenarioError(field, f"not valid {fmt.upper()}: {e}".replace("\n", " ")) from None
+
+
+def load_scenario(path: str) -> Scenario:
+    """Read a ``.toml`` or ``.json`` scenario file and validate it."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".toml", ".json"):
+        raise ScenarioError("scenario", f"file must end in .toml or .json, got {path!r}")
+    try:
+        with open(path, "r", encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ScenarioError("scenario", f"cannot read {path!r}: {e}") from None
+    data = decode_scenario_text(text, ext[1:])
+    return parse_scenario(data, base_dir=os.path.dirname(os.path.abspath(path)))

@@ -1,0 +1,225 @@
+"""Per-tile configuration: visibility, fragment areas and a7xx bin merging.
+
+Models ``tu_calc_tile_config``, ``tu_calc_bin_visibility``, ``tu_calc_frag_area``,
+``try_merge_tiles`` and ``tu_merge_tiles`` (src/freedreno/vulkan/tu_tile_config.cc).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import attrs
+
+from .density import DensityMap, raw_frag_area
+from .geometry import Rect
+from .tiling import VscConfig
+from .turnip import (INVISIBLE_FRAG_AREA, fdm_sample_position, shared_viewport_frag_area, tu_bin_offset,
+                     tu_calc_bin_visibility, tu_calc_frag_area, tu_fragment_density_map_sample)
+
+Pair = Tuple[int, int]
+
+
+@attrs.frozen
+class TileConfig:
+    """``struct tu_tile_config`` for one cell (a root describes its whole merged group)."""
+
+    cell: Pair                       # grid cell of this entry
+    pos: Pair                        # top-left cell of the (merged) tile
+    sysmem_extent: Pair = (1, 1)     # E, in cells
+    gmem_extent: Pair = (1, 1)       # G, in cells (width always 1)
+    pipe: int = 0
+    slot_mask: int = 0
+    visible_views: int = 0
+    frag_areas: Tuple[Pair, ...] = ()
+    merged_into: Optional[Pair] = None  # cell of the tile this one was merged into; None = root
+
+    @property
+    def is_root(self) -> bool:
+        return self.merged_into is None
+
+    def visible(self, view: int) -> bool:
+        return bool(self.visible_views >> view & 1)
+
+
+@attrs.frozen
+class FdmInputs:
+    """What tile configuration needs from the render pass."""
+
+    fb_size: Pair
+    tile_size: Pair
+    views: int
+    density: DensityMap
+    render_areas: Tuple[Rect, ...]   # one, or one per view
+    fdm_offsets: Optional[Tuple[Pair, ...]]
+    shared_viewport: bool
+
+    def render_area(self, view: int) -> Rect:
+        return self.render_areas[view if len(self.render_areas) > 1 else 0]
+
+    def bin_offset(self, view: int) -> Optional[Pair]:
+        """``b_o`` of a view where bins are shifted, None where they are not."""
+        if self.fdm_offsets is None or self.shared_viewport:
+            return None
+        return tu_bin_offset(self.fdm_offsets[view], self.tile_size)
+
+
+def calc_visibility(inp: FdmInputs, cell: Pair) -> int:
+    """``tu_calc_bin_visibility`` over all views: the bitmask of views whose (shifted) nominal
+    bin intersects their render area."""
+    mask = 0
+    for v in range(inp.views):
+        if tu_calc_bin_visibility(cell, inp.tile_size, inp.render_area(v).as_tuple(), inp.bin_offset(v)):
+            mask |= 1 << v
+    return mask
+
+
+def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> Tuple[Tuple[Pair, ...], int]:
+    """``tu_calc_frag_area`` over all views of one cell: ``(frag_areas, visible_views)``.
+
+    A density of 0 removes the view from ``visible_views`` and gives it ``UINT32_MAX`` areas;
+    with a shared viewport every view gets the per-axis minimum.
+    """
+    areas: List[Pair] = []
+    for v in range(inp.views):
+        if inp.fdm_offsets is not None:
+            bo = None if inp.shared_viewport else tu_bin_offset(inp.fdm_offsets[v], inp.tile_size)
+            sample = fdm_sample_position(cell, inp.tile_size, inp.fb_size, inp.fdm_offsets[v], bo)
+        else:
+            sample = fdm_sample_position(cell, inp.tile_size, inp.fb_size, None, None)
+        texel = tu_fragment_density_map_sample(sample, inp.fb_size, inp.density.size)
+        fa = tu_calc_frag_area(raw_frag_area(inp.density, v, texel), inp.tile_size,
+                               has_fdm_offsets=inp.fdm_offsets is not None, num_views=inp.views)
+        if fa is None:
+            visible &= ~(1 << v)
+            fa = INVISIBLE_FRAG_AREA
+        areas.append(fa)
+    if inp.shared_viewport:
+        shared = shared_viewport_frag_area(areas)
+        areas = [shared] * inp.views
+    return tuple(areas), visible
+
+
+def _ctz(x: int) -> int:
+    return (x & -x).bit_length() - 1
+
+
+def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin_mask: bool,
+                    shared_viewport: bool, variant: str) -> Optional[TileConfig]:
+    """``try_merge_tiles`` (tu_tile_config.cc): the merged ``dst`` or None when refused.
+
+    ``variant`` selects the adjacency check: ``"upstream"`` (same column needs equal heights,
+    same row equal widths: groups of at most 2x2) or ``"fixed"`` (matching extent across the
+    merge axis).  ``dst`` is the later (right/lower) tile; ``src`` its left or upper neighbour.
+    """
+    vis = dst.visible_views | src.visible_views
+    slot = dst.slot_mask | src.slot_mask
+    both = dst.visible_views & src.visible_views
+    for v in range(views):
+        if both >> v & 1 and dst.frag_areas[v] != src.frag_areas[v]:
+            return None
+    (dx, dy), (sx, sy) = dst.pos, src.pos
+    (dw, dh), (sw, sh) = dst.sysmem_extent, src.sysmem_extent
+    if variant == "upstream":
+        if dx == sx:
+            if dh != sh:
+                return None
+        elif dy == sy:
+            if dw != sw:
+                return None
+        else:
+            return None
+    elif variant == "fixed":
+        if dx == sx:
+            if dw != sw:
+                return None
+        elif dy == sy:
+            if dh != sh:
+                return None
+        else:
+            return None
+    else:
+        raise ValueError(f"unknown merging variant {variant!r}")
+    if dst.gmem_extent != src.gmem_extent:
+        return None
+    if not has_abs_bin_mask and (slot >> _ctz(slot)) >= (1 << 16):
+        return None
+    ext = (dw + dx - sx, dh + dy - sy)
+    if vis == 1 and views > 1 and dst.gmem_extent[1] == 1 and not shared_viewport:
+        hm = views
+    else:
+        hm = dst.gmem_extent[1]
+    for t in (dst, src):
+        for v in range(views):
+            if t.visible_views >> v & 1:
+                fw, fh = t.frag_areas[v]
+                if fw < ext[0] or fh * hm < ext[1]:
+                    return None
+    areas = list(dst.frag_areas)
+    gh = dst.gmem_extent[1]
+    for v in range(views):
+        if src.visible_views >> v & 1 and not dst.visible_views >> v & 1:
+            areas[v] = src.frag_areas[v]
+        if vis >> v & 1 and areas[v][1] < ext[1]:
+            gh = hm
+    return attrs.evolve(dst, pos=src.pos, sysmem_extent=ext, gmem_extent=(dst.gmem_extent[0], gh),
+                        visible_views=vis, slot_mask=slot, frag_areas=tuple(areas))
+
+
+@attrs.frozen
+class TileGrid:
+    """All cells of the active VSC config after ``tu_calc_tile_config``."""
+
+    tile_count: Pair
+    cells: Tuple[TileConfig, ...]  # row-major, index y * TCw + x
+
+    def cell(self, x: int, y: int) -> TileConfig:
+        return self.cells[y * self.tile_count[0] + x]
+
+    def root(self, x: int, y: int) -> TileConfig:
+        t = self.cell(x, y)
+        while t.merged_into is not None:
+            t = self.cell(*t.merged_into)
+        return t
+
+    def roots(self) -> List[TileConfig]:
+        return [t for t in self.cells if t.is_root]
+
+
+def calc_tile_config(inp: FdmInputs, vsc: VscConfig, *, merging: str, has_bin_mask: bool,
+                     has_abs_bin_mask: bool) -> TileGrid:
+    """``tu_calc_tile_config``: initialise every cell per pipe, then merge inside each pipe
+    (``merging`` is ``"upstream"``, ``"fixed"`` or ``"off"``; merging needs ``has_bin_mask``)."""
+    tcw, tch = vsc.tile_count
+    cells: Dict[Pair, TileConfig] = {}
+    for pipe_idx, p in enumerate(vsc.pipes):
+        for ty in range(p.y, p.y2):
+            for tx in range(p.x, p.x2):
+                vis = calc_visibility(inp, (tx, ty))
+                areas, vis = calc_frag_areas(inp, (tx, ty), vis)
+                slot = 1 << (p.w * (ty - p.y) + (tx - p.x))
+                cells[(tx, ty)] = TileConfig(cell=(tx, ty), pos=(tx, ty), pipe=pipe_idx, slot_mask=slot,
+                                             visible_views=vis, frag_areas=areas)
+        if merging != "off" and has_bin_mask:
+            _merge_pipe(cells, p, inp, merging, has_abs_bin_mask)
+    return TileGrid((tcw, tch), tuple(cells[(x, y)] for y in range(tch) for x in range(tcw)))
+
+
+def _merge_pipe(cells: Dict[Pair, TileConfig], p: Rect, inp: FdmInputs, variant: str,
+                has_abs_bin_mask: bool) -> None:
+    """``tu_merge_tiles`` for one pipe: raster order, try the left cell, then the upper cell if
+    it is still a root.  Updates ``cells`` (the working copy owned by calc_tile_config)."""
+    kw = dict(views=inp.views, has_abs_bin_mask=has_abs_bin_mask, shared_viewport=inp.shared_viewport,
+              variant=variant)
+    for y in range(p.y, p.y2):
+        for x in range(p.x, p.x2):
+            if cells[(x, y)].visible_views == 0:
+                continue
+            for nb in ([(x - 1, y)] if x > p.x else []) + ([(x, y - 1)] if y > p.y else []):
+                src = cells[nb]
+                if nb == (x, y - 1) and src.merged_into is not None:
+                    continue
+                merged = try_merge_tiles(cells[(x, y)], src, **kw)
+                if merged is not None:
+                    cells[(x, y)] = merged
+                    cells[nb] = attrs.evolve(src, merged_into=(x, y))
+
