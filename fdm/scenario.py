@@ -189,22 +189,20 @@ def _densities(v: Any, field: str) -> np.ndarray:
     return arr
 
 
-def _density_pairs(v: Any, field: str, n: Optional[int] = None) -> np.ndarray:
+def _density_pair(v: Any, field: str) -> Tuple[float, float]:
+    """One density: a number (isotropic) or an [x, y] pair."""
     arr = _densities(v, field)
     if arr.ndim == 0:
-        arr = np.array([[float(arr), float(arr)]])
-    elif arr.ndim == 1:
-        if n is not None and arr.shape[0] == n and n != 2:
-            arr = np.stack([arr, arr], axis=-1)
-        elif arr.shape[0] == 2 and n in (None, 1):
-            arr = arr.reshape(1, 2)
-        else:
-            arr = np.stack([arr, arr], axis=-1)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ScenarioError(field, "each density must be a number or a [x, y] pair")
-    if n is not None and arr.shape[0] != n:
-        raise ScenarioError(field, f"must have exactly {n} entries, got {arr.shape[0]}")
-    return arr
+        return (float(arr), float(arr))
+    if arr.shape == (2,):
+        return (float(arr[0]), float(arr[1]))
+    raise ScenarioError(field, "must be a density or an [x, y] density pair")
+
+
+def _density_pairs(v: Any, field: str, n: int) -> np.ndarray:
+    """Exactly ``n`` densities, each a number or an [x, y] pair."""
+    items = _list(v, field, n)
+    return np.array([_density_pair(x, f"{field}[{i}]") for i, x in enumerate(items)], dtype=np.float64)
 
 
 def _fdm_size(v: Any, field: str, fb: Tuple[int, int]) -> Tuple[int, int]:
@@ -271,9 +269,12 @@ def _density_layer(v: Any, field: str, fb: Tuple[int, int], fmt: str, base_dir: 
     gen = d["generator"]
     if gen == "constant":
         _check_keys(d, field, ["generator", "size", "density"])
-        size = _fdm_size(d.get("size", [1, 1]) if "size" in d else _missing(f"{field}.size"), f"{field}.size", fb)
-        dens = _density_pairs(d["density"] if "density" in d else _missing(f"{field}.density"), f"{field}.density", 1)[0]
-        return encode_layer(constant_layer(size, (dens[0], dens[1])), fmt)
+        if "size" not in d:
+            _missing(f"{field}.size")
+        size = _fdm_size(d["size"], f"{field}.size", fb)
+        if "density" not in d:
+            _missing(f"{field}.density")
+        return encode_layer(constant_layer(size, _density_pair(d["density"], f"{field}.density")), fmt)
     if gen == "radial":
         _check_keys(d, field, ["generator", "size", "center", "radii", "densities"])
         for k in ("size", "center", "radii", "densities"):

@@ -1,0 +1,115 @@
+"""Plain renderings of a :class:`~fdm.plan.RenderPassPlan`: a JSON document and a text table."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from .plan import RenderPassPlan, TilePlan
+
+
+def _view_json(t: TilePlan, v) -> Dict[str, Any]:
+    return {
+        "view": v.view,
+        "visible": v.visible,
+        "bin": list(v.bin),
+        "frag_area": list(v.frag_area),
+        "offset": list(v.offset),
+        "hw_offset": list(v.hw_offset),
+        "bin_offset": list(v.bin_offset),
+        "lrz": t.lrz,
+        "fs_params": {"frag_size": list(t.fs_params[v.view].frag_size),
+                      "frag_offset": list(t.fs_params[v.view].frag_offset)},
+    }
+
+
+def _slot_json(s) -> Dict[str, Any]:
+    return {"slot": s.slot, "view": s.view, "viewport": list(s.viewport),
+            "viewport_scissor": [list(s.viewport_scissor[0]), list(s.viewport_scissor[1])],
+            "scissor": [list(s.scissor[0]), list(s.scissor[1])]}
+
+
+def tile_json(t: TilePlan) -> Dict[str, Any]:
+    return {
+        "index": t.index,
+        "pos": list(t.pos),
+        "extent": list(t.extent),
+        "gmem_extent": list(t.gmem_extent),
+        "root_cell": list(t.cell),
+        "pipe": t.pipe,
+        "slot_mask": t.slot_mask,
+        "visible_views": t.visible_views,
+        "common_bin_start": list(t.common_bin_start),
+        "bin_is_scaled": t.bin_is_scaled,
+        "bin_scale_en": t.bin_scale_en,
+        "lrz": t.lrz,
+        "force_lrz_dis": t.force_lrz_dis,
+        "fast_store": t.fast_store,
+        "window_scissor": [list(t.window_scissor[0]), list(t.window_scissor[1])],
+        "foveat": {"binscaleen": t.foveat.binscaleen, "xscale": list(t.foveat.xscale),
+                   "yscale": list(t.foveat.yscale), "offsets": [list(o) for o in t.foveat.offsets]},
+        "views": [_view_json(t, v) for v in t.views],
+        "slots": [_slot_json(s) for s in t.slots],
+    }
+
+
+def plan_json(plan: RenderPassPlan) -> Dict[str, Any]:
+    sc = plan.scenario
+    vsc = plan.tiling.vsc
+    return {
+        "scenario": sc.name,
+        "gpu": sc.gpu.name,
+        "framebuffer": list(sc.framebuffer),
+        "views": sc.views,
+        "tile_size": list(plan.tiling.tile_size),
+        "tile_size_selected": plan.tiling.tile_size_selected,
+        "tile_align": list(plan.gmem.tile_align),
+        "gmem_pixels": plan.gmem.gmem_pixels,
+        "tile_count": list(vsc.tile_count),
+        "pipe0": list(vsc.pipe0),
+        "pipe_count": list(vsc.pipe_count),
+        "binning_possible": vsc.binning_possible,
+        "shared_viewport": plan.shared_viewport,
+        "fdm_offsets": [list(u) for u in plan.fdm_offsets] if plan.fdm_offsets is not None else None,
+        "bin_offsets": [list(b) for b in plan.bin_offsets],
+        "bin_merging": sc.bin_merging,
+        "binning_pass": {"bins": [list(b) for b in plan.binning.bins],
+                         "window_scissor": [list(plan.binning.window_scissor[0]), list(plan.binning.window_scissor[1])],
+                         "slots": [_slot_json(s) for s in plan.binning.slots]},
+        "tiles": [tile_json(t) for t in plan.tiles],
+    }
+
+
+def _p(p) -> str:
+    return f"{p[0]},{p[1]}"
+
+
+def _fa(fa) -> str:
+    return "inf" if fa[0] == 0xFFFFFFFF else f"{fa[0]}x{fa[1]}"
+
+
+def plan_table(plan: RenderPassPlan) -> str:
+    """One line per rendered tile and view, in walk order."""
+    sc = plan.scenario
+    vsc = plan.tiling.vsc
+    lines: List[str] = [
+        f"{sc.name}: {sc.gpu.name}, framebuffer {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s), "
+        f"tile {plan.tiling.tile_size[0]}x{plan.tiling.tile_size[1]}"
+        f"{' (selected)' if plan.tiling.tile_size_selected else ''}, grid {vsc.tile_count[0]}x{vsc.tile_count[1]}, "
+        f"pipes {vsc.pipe_count[0]}x{vsc.pipe_count[1]} of {vsc.pipe0[0]}x{vsc.pipe0[1]}",
+        f"offsets: {'none' if plan.fdm_offsets is None else ' '.join(_p(u) for u in plan.fdm_offsets)}; "
+        f"b_o: {' '.join(_p(b) for b in plan.bin_offsets)}; shared viewport: {'yes' if plan.shared_viewport else 'no'}; "
+        f"merging: {sc.bin_merging}; rendered tiles: {len(plan.tiles)}",
+        "",
+        f"{'#':>3} {'pos':>7} {'ext':>4} {'b_cs':>11} {'v':>1} {'vis':>3} {'bin (x,y,w,h)':>24} {'fa':>4} "
+        f"{'o':>11} {'o_hw':>11} {'scale':>5} {'lrz':>3} {'fast':>4}",
+    ]
+    for t in plan.tiles:
+        for k, v in enumerate(t.views):
+            head = (f"{t.index:>3} {_p(t.pos):>7} {t.extent[0]}x{t.extent[1]:<2} {_p(t.common_bin_start):>11}"
+                    if k == 0 else " " * 35)
+            tail = (f"{'hw' if t.bin_scale_en else ('yes' if t.bin_is_scaled else 'no'):>5} "
+                    f"{'on' if t.lrz else 'off':>3} {'yes' if t.fast_store else 'no':>4}" if k == 0 else "")
+            b = ",".join(str(c) for c in v.bin)
+            lines.append(f"{head} {v.view:>1} {'yes' if v.visible else 'no':>3} {b:>24} {_fa(v.frag_area):>4} "
+                         f"{_p(v.offset):>11} {_p(v.hw_offset):>11} {tail}".rstrip())
+    return "\n".join(lines)
