@@ -11,6 +11,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import derivations
 from .cmath import F32, UINT32_MAX, c_div, div_round_up, f32_to_i32, f32_to_u32, logbase2, logbase2_ceil, modff
 
 Pair = Tuple[int, int]
@@ -67,7 +68,9 @@ def tu_fdm_per_bin_offset(frag_area: Pair, bin_offset: Pair, common_bin_offset: 
         raise ValueError(
             f"bin_offset {tuple(bin_offset)} is not a multiple of frag_area {tuple(frag_area)} "
             "(tu_fdm_per_bin_offset asserts bin.offset % frag_area == 0)")
-    return (common_bin_offset[0] - c_div(bx, fw), common_bin_offset[1] - c_div(by, fh))
+    # exact division: C truncation and the exact quotient agree once the assertion holds
+    return (derivations.per_bin_offset(common_bin_offset[0], bx, fw),
+            derivations.per_bin_offset(common_bin_offset[1], by, fh))
 
 
 def hw_bin_offset(common_bin_offset: Pair, frag_area: Pair) -> Pair:
@@ -81,7 +84,10 @@ def hw_bin_offset(common_bin_offset: Pair, frag_area: Pair) -> Pair:
     fw, fh = frag_area
     if cx < 0 or cy < 0:
         raise ValueError(f"common_bin_offset must be non-negative, got {common_bin_offset}")
-    return (cx - cx // fw, cy - cy // fh)
+    if cx % fw or cy % fh:
+        # b_cs is a multiple of the tile size, which fa divides; C truncation otherwise
+        return (cx - c_div(cx, fw), cy - c_div(cy, fh))
+    return (derivations.hw_offset(cx, fw), derivations.hw_offset(cy, fh))
 
 
 def unorm8_to_float(value: int) -> np.float32:
