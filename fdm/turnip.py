@@ -52,6 +52,15 @@ def tu_bin_offset(fdm_offset: Pair, tile_size: Pair) -> Pair:
     return (euclid_rem(-fdm_offset[0], tile_size[0]), euclid_rem(-fdm_offset[1], tile_size[1]))
 
 
+def check_frag_area(frag_area: Pair, field: str = "frag_area") -> None:
+    """Fragment areas are powers of two (``tu_calc_frag_area`` rounds down to one), or
+    ``UINT32_MAX`` for a view whose density is 0; anything else raises ``ValueError``."""
+    for c in frag_area:
+        if not (c == UINT32_MAX or (isinstance(c, int) and c > 0 and c & (c - 1) == 0)):
+            raise ValueError(f"{field}: components must be powers of two (or UINT32_MAX for a density-0 view), "
+                             f"got {tuple(frag_area)}")
+
+
 def tu_fdm_per_bin_offset(frag_area: Pair, bin_offset: Pair, common_bin_offset: Pair) -> Pair:
     """``tu_fdm_per_bin_offset`` (src/freedreno/vulkan/tu_pipeline.cc): o = b_cs - b_s / fa.
 
@@ -60,9 +69,8 @@ def tu_fdm_per_bin_offset(frag_area: Pair, bin_offset: Pair, common_bin_offset: 
     multiple of ``fa``; here that raises ``ValueError``.  Division is C truncating division
     (exact once the assertion holds, also for the negative ``-b_o`` of the binning pass).
     """
+    check_frag_area(frag_area)
     fw, fh = frag_area
-    if fw <= 0 or fh <= 0:
-        raise ValueError(f"frag_area must be positive, got {frag_area}")
     bx, by = bin_offset
     if bx % fw != 0 or by % fh != 0:
         raise ValueError(
@@ -80,6 +88,7 @@ def hw_bin_offset(common_bin_offset: Pair, frag_area: Pair) -> Pair:
     (src/freedreno/vulkan/tu_cmd_buffer.cc) that is programmed into
     ``GRAS_BIN_FOVEAT_OFFSET_*`` and passed to patchpoints as ``hw_viewport_offsets``.
     """
+    check_frag_area(frag_area)
     cx, cy = common_bin_offset
     fw, fh = frag_area
     if cx < 0 or cy < 0:

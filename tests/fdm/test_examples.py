@@ -350,3 +350,11 @@ def test_11_12_scissor_wrap():
 def test_per_bin_offset_raises_on_misaligned_bin():
     with pytest.raises(ValueError, match="not a multiple"):
         tu_fdm_per_bin_offset((4, 4), (6, 8), (0, 0))
+
+
+def test_non_power_of_two_frag_area_is_refused():
+    from fdm.turnip import hw_bin_offset
+    with pytest.raises(ValueError, match="powers of two"):
+        tu_fdm_per_bin_offset((3, 1), (6, 8), (0, 0))
+    with pytest.raises(ValueError, match="powers of two"):
+        hw_bin_offset((192, 160), (2, 6))
