@@ -202,6 +202,17 @@ def tu_get_subsampled_coordinates(ubo: Sequence[Optional[Vec4]], coord: Sequence
     the newest version, ``nir_ffma`` before: whether ir3 fuses is an open question).
     """
     u, v = F32(coord[0]), F32(coord[1])
+    _, _, idx = subsampled_bin(ubo, coord, fused=fused)
+    bd = ubo[idx] if idx < len(ubo) else None
+    if bd is None:
+        raise UndefinedMetadataRead(f"vec4 {idx} of the metadata was not written")
+    return ffma(u, bd[0], bd[2], fused), ffma(v, bd[1], bd[3], fused)
+
+
+def subsampled_bin(ubo: Sequence[Optional[Vec4]], coord: Sequence[float], *, fused: bool = True
+                   ) -> Tuple[int, int, int]:
+    """The bin lookup of ``tu_get_subsampled_coordinates``: ``(bin.x, bin.y, vec4 index)``."""
+    u, v = F32(coord[0]), F32(coord[1])
     layer = f2u16(F32(coord[2])) if len(coord) > 2 else 0
     base = layer * LAYER_VEC4S
     if base + 1 >= len(ubo):
@@ -209,11 +220,7 @@ def tu_get_subsampled_coordinates(ubo: Sequence[Optional[Vec4]], coord: Sequence
     hdr, stride_v = ubo[base], ubo[base + 1]
     bx = f2u16(ffma(u, hdr[0], hdr[2], fused))
     by = f2u16(ffma(v, hdr[1], hdr[3], fused))
-    idx = by * int(stride_v[0]) + bx + base + 2
-    bd = ubo[idx] if idx < len(ubo) else None
-    if bd is None:
-        raise UndefinedMetadataRead(f"bin ({bx}, {by}) of layer {layer} (vec4 {idx}) was not written")
-    return ffma(u, bd[0], bd[2], fused), ffma(v, bd[1], bd[3], fused)
+    return bx, by, by * int(stride_v[0]) + bx + base + 2
 
 
 def shader_pixel(layout: SubsampledLayout, ubo: Sequence[Optional[Vec4]], x: float, y: float,
