@@ -106,6 +106,17 @@ def test_ffma_single_rounding():
     assert ffma(a, b, c, fused=False) == F32(2 ** -11)
 
 
+def test_ffma_no_double_rounding():
+    """a*b + c = 1 + 2^-24 + 2^-60: float64 rounds to the float32 midpoint 1 + 2^-24, whose
+    ties-to-even rounding gives 1.0; the single rounding of the exact value gives 1 + 2^-23."""
+    a, b, c = F32(-(2 ** -24) * (1 + 2 ** -18)), F32(1 - 2 ** -18), F32(1 + 2 ** -23)
+    assert F32(float(a) * float(b) + float(c)) == F32(1.0)
+    assert ffma(a, b, c, fused=True) == F32(1 + 2 ** -23)
+    # exact ties go to even
+    assert ffma(F32(1), F32(1), F32(2 ** -24), fused=True) == F32(1)
+    assert ffma(F32(1), F32(1 + 2 ** -23), F32(2 ** -24), fused=True) == F32(1 + 2 ** -22)
+
+
 def test_fallback_metadata():
     m = fallback_metadata((1000, 600), (1096, 632))
     assert m.fallback and m.header.bin_stride == 1 and len(m.bins) == 1

@@ -158,3 +158,41 @@ def test_more_than_512_bins_no_subsampling():
     assert not L.solved and L.log == ()
     assert all(not t.subsampled and t.subsampled_views == 0 and not t.subsampled_border for t in L.tiles)
     assert all(t.subsampled_pos == (None,) for t in L.tiles)
+
+
+# -- hand-derived: shifts along y, diagonal first ----------------------------------------------
+
+def test_row0_unscaled_shifts_both_axes():
+    """Row 0 fa (1,1), rows 1-3 (2,2).  Popping (0,0): the diagonal (1,1) touches its corner, the
+    vertical-edge sweep comes first and shifts it right by 96; the horizontal sweep shifts (0,1)
+    down by 32.  Each row-1 tile ends shifted right (by its diagonal upper-left neighbour) and
+    down (by its upper neighbour); row 2 keeps its defaults (gap 48 below row 1)."""
+    vals = texel_values((1000, 600), (32, 20), lambda x, y: 1.0 if y < 160 else 0.5)
+    L = tu_calc_subsampled(plan(values=vals))
+    assert [L.tile(x, 1).subsampled_pos[0] for x in range(6)] == [
+        Rect(0, 192, 96, 80), Rect(288, 192, 96, 80), Rect(480, 192, 96, 80), Rect(672, 192, 96, 80),
+        Rect(864, 192, 96, 80), Rect(980, 192, 20, 80)]
+    assert [L.tile(x, 2).subsampled_pos[0].x for x in range(6)] == [0, 192, 384, 576, 768, 980]
+    assert [L.tile(x, 2).subsampled_pos[0].y for x in range(6)] == [320] * 6
+    assert [(e.kind, e.cell, e.axis) for e in L.log[:4]] == [
+        ("shift", (1, 1), 0), ("shift", (0, 1), 1), ("shift", (2, 1), 0), ("shift", (1, 1), 1)]
+    assert len(L.log) == 10
+
+
+def test_multiview_views_independent():
+    """Two views: view 0 as in 11.7, view 1 unscaled everywhere.  Only view 0 is subsampled and
+    shifted; view 1 keeps the unsubsampled rectangles; no tile with a scaled view qualifies for
+    the fast store (subsampled_views != visible_views, HW bin scaling on)."""
+    vals0 = texel_values((1000, 600), (32, 20), lambda x, y: 1.0 if x < 192 else 0.5)
+    vals1 = texel_values((1000, 600), (32, 20), lambda x, y: 1.0)
+    from fdm.plan import plan_render_pass
+    from fdm.scenario import parse_scenario
+    p = plan_render_pass(parse_scenario({
+        "gpu": "a740", "framebuffer": [1000, 600], "tile_size": [192, 160], "bin_merging": "off", "views": 2,
+        "density": {"format": "R32G32_SFLOAT", "views": [{"values": vals0}, {"values": vals1}]}}))
+    L = tu_calc_subsampled(p)
+    assert [q.x for q in (L.tile(x, 0).subsampled_pos[0] for x in range(6))] == [0, 288, 480, 672, 864, 980]
+    assert [q.x for q in (L.tile(x, 0).subsampled_pos[1] for x in range(6))] == [0, 192, 384, 576, 768, 960]
+    for t in L.tiles:
+        assert t.subsampled_views == (0 if t.cell[0] == 0 else 1)
+        assert t.fast_store == (t.cell[0] == 0)
