@@ -70,10 +70,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def _demo_extras(plan, out: str) -> str:
     """Later modules (layout pictures) hook in here; returns a note for the summary."""
     try:
-        from layout_solver import demo as layout_demo  # type: ignore
+        from layout_solver.report import layout_summary, write_layout
+        from layout_solver.solver import tu_calc_subsampled
     except ImportError:
         return ""
-    return layout_demo.write(plan, out)
+    files = write_layout(plan, out)
+    print(layout_summary(tu_calc_subsampled(plan)))
+    return f"; {len(files)} layout files and {os.path.join(out, 'index.html')}"
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -1,0 +1,172 @@
+"""Pictures of a render pass a person can put in a bug report: (a) the framebuffer with each
+view's bins, (b) the subsampled image in memory, (c) the reconstruction and its error."""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from fdm.plan import RenderPassPlan
+from .aprons import AprBlit
+from .draw import Box, Canvas, Label, Line, Raster
+from .solver import SubsampledLayout
+
+Color = Tuple[int, int, int]
+
+#: one colour per fragment area (w, h); anything else falls back to grey
+FA_COLORS: Dict[Tuple[int, int], Color] = {
+    (1, 1): (237, 248, 233), (1, 2): (199, 233, 192), (2, 1): (161, 217, 155), (2, 2): (116, 196, 118),
+    (1, 4): (253, 208, 162), (4, 1): (253, 174, 107), (2, 4): (158, 202, 225), (4, 2): (107, 174, 214),
+    (4, 4): (49, 130, 189), (8, 8): (8, 81, 156),
+}
+GRID = (150, 150, 150)
+MERGED = (20, 40, 140)
+APRON = (215, 25, 28)
+UNSUB = (200, 200, 200)
+
+DRAW_W = 760.0
+MARGIN = 40.0
+LEGEND_W = 190.0
+
+
+def fa_color(fa: Tuple[int, int]) -> Color:
+    return FA_COLORS.get(tuple(fa), (190, 190, 190))
+
+
+def _scale(w: int, h: int) -> float:
+    return min(DRAW_W / w, 620.0 / h)
+
+
+def _legend(x: float, y: float, fas: Sequence[Tuple[int, int]], extra: Sequence[Tuple[str, Box]]) -> List:
+    shapes: List = [Label(x, y, "fragment area", 12)]
+    y += 8
+    for fa in sorted(set(tuple(f) for f in fas)):
+        shapes.append(Box(x, y, 16, 12, fill=fa_color(fa), stroke=(60, 60, 60)))
+        shapes.append(Label(x + 22, y + 10, f"{fa[0]}x{fa[1]}", 11))
+        y += 17
+    y += 6
+    for text, proto in extra:
+        shapes.append(Box(x, y, 16, 12, fill=proto.fill, stroke=proto.stroke, width=proto.width, hatch=proto.hatch,
+                          dash=proto.dash))
+        shapes.append(Label(x + 22, y + 10, text, 11))
+        y += 17
+    return shapes
+
+
+def framebuffer_picture(plan: RenderPassPlan, view: int) -> Canvas:
+    """(a) The framebuffer with the view's bins ``B_v``: colour = fragment area, hatched = LRZ
+    off for that tile, thick outline = merged tile, dashed = the unshifted tile grid."""
+    sc = plan.scenario
+    W, H = sc.framebuffer
+    s = _scale(W, H)
+    ox, oy = MARGIN, MARGIN + 10
+    shapes: List = [Label(ox, 22, f"{sc.name}: view {view}, framebuffer {W}x{H}, bins (tile "
+                               f"{plan.tiling.tile_size[0]}x{plan.tiling.tile_size[1]}, b_o = "
+                               f"{plan.bin_offsets[view][0]},{plan.bin_offsets[view][1]})", 13)]
+    fas = []
+    for t in plan.tiles:
+        v = t.views[view]
+        if not v.visible:
+            continue
+        x, y, w, h = v.bin
+        x2, y2 = min(x + w, W), min(y + h, H)
+        if x2 <= x or y2 <= y:
+            continue
+        fas.append(v.frag_area)
+        merged = t.extent != (1, 1)
+        shapes.append(Box(ox + x * s, oy + y * s, (x2 - x) * s, (y2 - y) * s, fill=fa_color(v.frag_area),
+                          stroke=MERGED if merged else (90, 90, 90), width=3 if merged else 1,
+                          hatch=(0, 0, 0) if not t.lrz else None))
+        if (x2 - x) * s > 34 and (y2 - y) * s > 26:
+            cx, cy = ox + (x + x2) / 2 * s, oy + (y + y2) / 2 * s
+            shapes.append(Label(cx, cy, f"{v.frag_area[0]}x{v.frag_area[1]}", 11, anchor="middle"))
+            shapes.append(Label(cx, cy + 12, f"#{t.index}", 9, (70, 70, 70), anchor="middle"))
+    T = plan.tiling.tile_size
+    for k in range(1, plan.tiling.vsc.tile_count[0]):
+        if k * T[0] < W:
+            shapes.append(Line(ox + k * T[0] * s, oy, ox + k * T[0] * s, oy + H * s, GRID, 0.5))
+    for k in range(1, plan.tiling.vsc.tile_count[1]):
+        if k * T[1] < H:
+            shapes.append(Line(ox, oy + k * T[1] * s, ox + W * s, oy + k * T[1] * s, GRID, 0.5))
+    shapes.append(Box(ox, oy, W * s, H * s, stroke=(0, 0, 0), width=2))
+    lx = ox + W * s + 20
+    shapes += _legend(lx, oy + 10, fas, [("LRZ off", Box(0, 0, 1, 1, fill=(255, 255, 255), hatch=(0, 0, 0))),
+                                         ("merged tile", Box(0, 0, 1, 1, stroke=MERGED, width=3)),
+                                         ("tile grid (b_cs)", Box(0, 0, 1, 1, stroke=GRID, dash=True))])
+    return Canvas(int(lx + LEGEND_W), int(oy + H * s + MARGIN), tuple(shapes), f"framebuffer view {view}")
+
+
+def subsampled_picture(layout: SubsampledLayout, view: int, aprons: Sequence[AprBlit]) -> Canvas:
+    """(b) The subsampled image in memory (``width0 x height0``): each stored bin at its
+    ``subsampled_pos``, coloured by its effective fragment area; un-subsampled bins grey and
+    dashed; bins moved by the solver marked; apron destinations in red."""
+    W0, H0 = layout.width0, layout.height0
+    s = _scale(W0, H0)
+    ox, oy = MARGIN, MARGIN + 10
+    shifted = {e.cell for e in layout.log if e.view == view and e.kind == "shift"}
+    unsub = {e.cell for e in layout.log if e.view == view and e.kind == "unsubsample"}
+    title = (f"subsampled image, view {view}: {W0}x{H0} allocated"
+             + ("" if layout.solved else " - solver not run (more than 512 bins): stored full resolution"))
+    shapes: List = [Label(ox, 22, title, 13)]
+    fas = []
+    for t in layout.tiles:
+        if not t.visible(view) or t.subsampled_pos[view] is None:
+            continue
+        r = t.subsampled_pos[view]
+        fa = t.effective_frag_area(view)
+        sub = t.is_subsampled(view)
+        fas.append(fa)
+        shapes.append(Box(ox + r.x * s, oy + r.y * s, r.w * s, r.h * s,
+                          fill=fa_color(fa) if sub or tuple(t.frag_areas[view]) == (1, 1) else UNSUB,
+                          stroke=(60, 60, 60), dash=not sub and tuple(t.frag_areas[view]) != (1, 1)))
+        if r.w * s > 30 and r.h * s > 24:
+            tag = "shift" if t.cell in shifted else ("unsub" if t.cell in unsub else "")
+            cx, cy = ox + (r.x + r.w / 2) * s, oy + (r.y + r.h / 2) * s
+            shapes.append(Label(cx, cy, f"{t.pos[0]},{t.pos[1]}", 10, anchor="middle"))
+            if tag:
+                shapes.append(Label(cx, cy + 12, tag, 9, (150, 0, 0), anchor="middle"))
+    for a in aprons:
+        d = a.dst
+        shapes.append(Box(ox + d.x * s, oy + d.y * s, max(d.w * s, 1.0), max(d.h * s, 1.0), fill=APRON, stroke=None))
+    shapes.append(Box(ox, oy, W0 * s, H0 * s, stroke=(0, 0, 0), width=2))
+    fw, fh = layout.fb_size
+    if (fw, fh) != (W0, H0):
+        shapes.append(Box(ox, oy, fw * s, fh * s, stroke=(120, 120, 120), dash=True))
+    lx = ox + W0 * s + 20
+    shapes += _legend(lx, oy + 10, fas, [("un-subsampled", Box(0, 0, 1, 1, fill=UNSUB, stroke=(60, 60, 60), dash=True)),
+                                         ("apron (blit dst)", Box(0, 0, 1, 1, fill=APRON, stroke=None)),
+                                         ("framebuffer extent", Box(0, 0, 1, 1, stroke=(120, 120, 120), dash=True))])
+    return Canvas(int(lx + LEGEND_W), int(oy + H0 * s + MARGIN), tuple(shapes), f"subsampled view {view}")
+
+
+def to_rgb8(img: np.ndarray) -> np.ndarray:
+    """Float image in [0, 1] (H x W or H x W x 3) to RGB uint8."""
+    a = np.clip(np.asarray(img, dtype=np.float64), 0.0, 1.0)
+    if a.ndim == 2:
+        a = np.stack([a, a, a], axis=-1)
+    return np.rint(a[..., :3] * 255.0).astype(np.uint8)
+
+
+def heat_rgb(err: np.ndarray, vmax: Optional[float] = None) -> np.ndarray:
+    """Error magnitudes to a white-yellow-red-black heat map (0 = white)."""
+    e = np.abs(np.asarray(err, dtype=np.float64))
+    if e.ndim == 3:
+        e = e.max(axis=-1)
+    top = vmax if vmax else (float(e.max()) or 1.0)
+    t = np.clip(e / top, 0.0, 1.0)
+    r = np.where(t < 0.5, 1.0, 1.0 - (t - 0.5) * 1.2)
+    g = np.where(t < 0.5, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6)
+    b = np.where(t < 0.25, 1.0 - t * 4.0, 0.0)
+    return to_rgb8(np.stack([r, g, b], axis=-1))
+
+
+def raster_picture(title: str, pixels: np.ndarray, note: str = "") -> Canvas:
+    h, w = pixels.shape[:2]
+    s = _scale(w, h)
+    ox, oy = MARGIN, MARGIN + 10
+    shapes = [Label(ox, 22, title, 13), Raster(ox, oy, w * s, h * s, pixels),
+              Box(ox, oy, w * s, h * s, stroke=(0, 0, 0), width=1)]
+    if note:
+        shapes.append(Label(ox, oy + h * s + 22, note, 11))
+    return Canvas(int(ox + w * s + MARGIN), int(oy + h * s + MARGIN + 16), tuple(shapes), title)

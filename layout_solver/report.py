@@ -1,0 +1,137 @@
+"""``turnip-fdm layout``: the layout pictures, the per-tile table and an index.html."""
+
+from __future__ import annotations
+
+import html
+import os
+from typing import List, Optional, Sequence, Tuple
+
+from fdm.plan import RenderPassPlan
+from fdm.report import plan_table
+from .aprons import tu_calc_subsampled_aprons
+from .draw import Canvas, to_png, to_svg
+from .pictures import framebuffer_picture, heat_rgb, raster_picture, subsampled_picture, to_rgb8
+from .solver import SubsampledLayout, tu_calc_subsampled
+
+
+def _write_bytes(path: str, data: bytes) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _save(canvas: Canvas, out_dir: str, stem: str) -> Tuple[str, str]:
+    svg, png = os.path.join(out_dir, stem + ".svg"), os.path.join(out_dir, stem + ".png")
+    _write_bytes(svg, to_svg(canvas).encode("utf-8"))
+    _write_bytes(png, to_png(canvas))
+    return svg, png
+
+
+def layout_summary(layout: SubsampledLayout) -> str:
+    if not layout.solved:
+        n = layout.tile_count[0] * layout.tile_count[1]
+        return (f"subsampled layout: not solved - {layout.tile_count[0]}x{layout.tile_count[1]} = {n} bins exceed "
+                f"TU_SUBSAMPLED_MAX_BINS (512); turnip stores every bin full resolution at its framebuffer position "
+                f"and writes single-bin fallback metadata")
+    shifts = sum(1 for e in layout.log if e.kind == "shift")
+    unsub = sum(1 for e in layout.log if e.kind == "unsubsample")
+    border = sum(1 for t in layout.tiles if t.subsampled_border)
+    return (f"subsampled layout: image {layout.width0}x{layout.height0}, {len(layout.tiles)} stored bins, "
+            f"{shifts} shifts, {unsub} un-subsample steps, {border} border (stick) tiles")
+
+
+def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int):
+    """(image, error, note) from the CPU reconstruction, or None where it is not available."""
+    try:
+        from . import reconstruct
+    except ImportError:
+        return None
+    fn = getattr(reconstruct, "reconstruction_images", None)
+    if fn is None:
+        return None
+    return fn(plan, layout, view)
+
+
+def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[int]] = None) -> List[str]:
+    """Solve the subsampled layout of ``plan`` and write, per view, (a) framebuffer bins,
+    (b) the subsampled image and (c) the reconstruction and its error, as SVG and PNG, plus
+    ``layout.txt`` and ``index.html``.  Everything is computed before the first file is written."""
+    layout = tu_calc_subsampled(plan)
+    views = list(range(plan.scenario.views)) if views is None else list(views)
+    pictures = []
+    outside = 0
+    for v in views:
+        aprons = tu_calc_subsampled_aprons(layout, v) if layout.solved else ()
+        outside += sum(1 for a in aprons if a.dst.x < 0 or a.dst.y < 0 or a.dst.x + a.dst.w > layout.width0
+                       or a.dst.y + a.dst.h > layout.height0)
+        pictures.append((f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"))
+        pictures.append((f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image"))
+        rec = _reconstruction(plan, layout, v)
+        if rec is not None:
+            image, error, note = rec
+            pictures.append((f"reconstruction_v{v}", raster_picture(
+                f"(c) view {v}: sampled through the metadata transform (LINEAR)", to_rgb8(image)),
+                "(c) reconstruction"))
+            pictures.append((f"error_v{v}", raster_picture(
+                f"(c) view {v}: |subsampled - expanded| (LINEAR, clamp to edge)", heat_rgb(error), note),
+                "(c) error heat map"))
+    table = plan_table(plan)
+    summary = layout_summary(layout)
+    if outside:
+        summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
+                    f"(blit_subsampled_apron asserts; see docs/findings.md)")
+    os.makedirs(out_dir, exist_ok=True)
+    written: List[str] = []
+    rows = []
+    for stem, canvas, caption in pictures:
+        written += _save(canvas, out_dir, stem)
+        rows.append((stem, caption))
+    txt = os.path.join(out_dir, "layout.txt")
+    _write_bytes(txt, (summary + "\n\n" + _layout_table(layout) + "\n").encode("utf-8"))
+    index = os.path.join(out_dir, "index.html")
+    _write_bytes(index, _html(plan, summary, table, _layout_table(layout), rows).encode("utf-8"))
+    return written + [txt, index]
+
+
+def _layout_table(layout: SubsampledLayout) -> str:
+    lines = [f"{'cell':>7} {'pos':>7} {'ext':>4} {'view':>4} {'subsampled_pos (x,y,w,h)':>26} {'fa_eff':>6} "
+             f"{'sub':>3} {'border':>6} {'fast':>4}"]
+    for t in layout.tiles:
+        for v in range(len(t.subsampled_pos)):
+            r = t.subsampled_pos[v]
+            if r is None:
+                continue
+            fa = t.effective_frag_area(v)
+            lines.append(f"{t.cell[0]:>3},{t.cell[1]:<3} {t.pos[0]:>3},{t.pos[1]:<3} {t.extent[0]}x{t.extent[1]:<2} "
+                         f"{v:>4} {f'{r.x},{r.y},{r.w},{r.h}':>26} {f'{fa[0]}x{fa[1]}':>6} "
+                         f"{'yes' if t.is_subsampled(v) else 'no':>3} {'yes' if t.subsampled_border else 'no':>6} "
+                         f"{'yes' if t.fast_store else 'no':>4}")
+    return "\n".join(lines)
+
+
+def _html(plan: RenderPassPlan, summary: str, table: str, ltable: str, rows) -> str:
+    sc = plan.scenario
+    figs = "\n".join(
+        f'<figure><a href="{stem}.svg"><img src="{stem}.png" alt="{html.escape(caption)}"></a>'
+        f'<figcaption>{html.escape(caption)} — <a href="{stem}.svg">SVG</a> · <a href="{stem}.png">PNG</a>'
+        f'</figcaption></figure>' for stem, caption in rows)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>turnip-fdm: {html.escape(sc.name)}</title>
+<style>
+body {{ font-family: sans-serif; margin: 1.5em; color: #111; }}
+figure {{ display: inline-block; margin: 0 1em 1em 0; vertical-align: top; }}
+img {{ max-width: 100%; border: 1px solid #ccc; }}
+pre {{ font-size: 12px; background: #f6f6f6; padding: 0.8em; overflow-x: auto; }}
+</style></head>
+<body>
+<h1>{html.escape(sc.name)}: {html.escape(sc.gpu.name)}, {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s)</h1>
+<p>{html.escape(summary)}</p>
+{figs}
+<h2>Per-tile plan (walk order)</h2>
+<pre>{html.escape(table)}</pre>
+<h2>Subsampled layout</h2>
+<pre>{html.escape(ltable)}</pre>
+</body></html>
+"""

@@ -1,0 +1,85 @@
+"""``turnip-fdm layout`` and the demo's pictures: every file is written, well formed and
+referenced by index.html; the 512-bin fallback is reported."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO = os.path.join(REPO, "fdm", "data", "demo.toml")
+
+
+def run(*args):
+    env = dict(os.environ, PYTHONPATH=REPO)
+    return subprocess.run([sys.executable, "-m", "fdm.cli", *args], capture_output=True, text=True, cwd=REPO,
+                          env=env, timeout=300)
+
+
+def check_outputs(out):
+    from PIL import Image
+    index = open(os.path.join(out, "index.html"), encoding="utf-8").read()
+    refs = set(re.findall(r'(?:src|href)="([^"]+)"', index))
+    assert refs, "index.html references no picture"
+    for ref in refs:
+        assert not ref.startswith(("http:", "https:", "/")), ref
+        assert os.path.isfile(os.path.join(out, ref)), f"index.html references missing {ref}"
+    for name in os.listdir(out):
+        path = os.path.join(out, name)
+        if name.endswith(".svg"):
+            root = ET.parse(path).getroot()
+            assert root.tag.endswith("svg")
+            assert name in refs
+        elif name.endswith(".png"):
+            with Image.open(path) as im:
+                im.load()
+                assert im.size[0] > 100 and im.size[1] > 100
+            assert name in refs
+    return refs
+
+
+def test_layout_on_demo_writes_all_pictures(tmp_path):
+    out = str(tmp_path / "layout")
+    r = run("layout", DEMO, "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert "subsampled layout: image" in r.stdout
+    refs = check_outputs(out)
+    for v in (0, 1):
+        for stem in ("framebuffer", "subsampled"):
+            assert f"{stem}_v{v}.svg" in refs and f"{stem}_v{v}.png" in refs
+
+
+def test_demo_writes_pictures_and_index(tmp_path):
+    out = str(tmp_path / "demo")
+    r = run("demo", "--out", out)
+    assert r.returncode == 0, r.stderr
+    refs = check_outputs(out)
+    assert "subsampled_v1.png" in refs
+    assert os.path.isfile(os.path.join(out, "plan.json"))
+
+
+def test_more_than_512_bins_falls_back_and_says_so(tmp_path):
+    scen = tmp_path / "big.toml"
+    scen.write_text('gpu = "a750"\nframebuffer = [2304, 3072]\ntile_size = [96, 128]\nbin_merging = "off"\n'
+                    '[density]\n[[density.views]]\ngenerator = "constant"\nsize = [72, 96]\ndensity = 0.5\n')
+    out = str(tmp_path / "o")
+    r = run("layout", str(scen), "--out", out, "--view", "0")
+    assert r.returncode == 0, r.stderr
+    assert "exceed TU_SUBSAMPLED_MAX_BINS (512)" in r.stdout
+    check_outputs(out)
+
+
+def test_bad_view_is_refused(tmp_path):
+    r = run("layout", DEMO, "--out", str(tmp_path / "o"), "--view", "5")
+    assert r.returncode == 2 and r.stderr.startswith("turnip-fdm: error: --view:")
+    assert not os.path.exists(tmp_path / "o")
+
+
+def test_layout_help():
+    r = run("layout", "--help")
+    assert r.returncode == 0 and "subsampled" in r.stdout
