@@ -21,6 +21,7 @@ from .reference import level_sizes
 ALGORITHMS = ("tiled", "spd", "blit")
 MAX_BINDING_LEVELS = 16
 MAX_GROUPS_X = 32768
+IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
 
 
 def load_spv(name: str) -> bytes:
@@ -44,7 +45,7 @@ class MipImage:
         if view_id != fmt_id:
             flags |= vk.VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT
             if not ctx.format_features(fmt_id) & vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT:
-                flags |= vk.VK_IMAGE_CREATE_EXTENDED_USAGE_BIT
+                flags |= IMAGE_CREATE_EXTENDED_USAGE_BIT
         usage = (vk.VK_IMAGE_USAGE_STORAGE_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
         self.image = ctx.image(width, height, self.levels, fmt_id, view_id, usage, flags)
