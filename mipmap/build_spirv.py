@@ -30,6 +30,8 @@ class Variant:
 
     @property
     def name(self) -> str:
+        if self.kernel == "copy":
+            return "copy.spv"
         suffix = ("_shuffle" if self.shuffle else "_shared") if self.kernel in TREE_KERNELS else ""
         return f"{self.kernel}_{self.fmt}{suffix}.spv"
 
@@ -48,6 +50,7 @@ def variants() -> list[Variant]:
         for fmt in FORMAT_MACROS:
             for shuffle in ((False, True) if kernel in TREE_KERNELS else (False,)):
                 out.append(Variant(kernel, fmt, shuffle))
+    out.append(Variant("copy", "r32f", False))  # format-free bandwidth reference
     return out
 
 

@@ -19,6 +19,7 @@ from .plan import SPD_MAX_SIZE, spd_plan, tiled_plan
 from .reference import level_sizes
 
 ALGORITHMS = ("tiled", "spd", "blit")
+KERNELS = {"tiled": ("fast", "general"), "spd": ("spd",), "blit": ()}
 MAX_BINDING_LEVELS = 16
 MAX_GROUPS_X = 32768
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
@@ -134,66 +135,68 @@ class MipmapRunner:
     def upload(self, img: MipImage, level0: np.ndarray, sentinel: float = -1.0) -> None:
         """Level 0 from stored texels, levels 1.. cleared to `sentinel`; all in GENERAL."""
         vk, ctx = self.vk, self.ctx
-        data = np.ascontiguousarray(level0, dtype=self.fmt.storage_dtype)
-        staging = ctx.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
-        staging.write(data)
-        im = img.image
+        with ctx.scope():
+            data = np.ascontiguousarray(level0, dtype=self.fmt.storage_dtype)
+            staging = ctx.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
+            staging.write(data)
+            im = img.image
 
-        def record(cb):
-            im.barrier(cb, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
-                       vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
-                       vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
-            if img.levels > 1:
-                color = vk.VkClearColorValue(float32=[sentinel, sentinel, sentinel, sentinel])
-                rng = im.subresource_range(1)
-                vk.vkCmdClearColorImage(cb, im.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, color, 1, [rng])
-            sub = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
-                                              baseArrayLayer=0, layerCount=1)
-            region = vk.VkBufferImageCopy(bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
-                                          imageSubresource=sub, imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
-                                          imageExtent=vk.VkExtent3D(width=img.width, height=img.height, depth=1))
-            vk.vkCmdCopyBufferToImage(cb, staging.handle, im.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                                      [region])
-            im.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
-                       vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                       vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
-                       | vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                       vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
-                       vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+            def record(cb):
+                im.barrier(cb, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+                           vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                           vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+                if img.levels > 1:
+                    color = vk.VkClearColorValue(float32=[sentinel, sentinel, sentinel, sentinel])
+                    rng = im.subresource_range(1)
+                    vk.vkCmdClearColorImage(cb, im.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, color, 1, [rng])
+                sub = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
+                                                  baseArrayLayer=0, layerCount=1)
+                region = vk.VkBufferImageCopy(bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+                                              imageSubresource=sub, imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                              imageExtent=vk.VkExtent3D(width=img.width, height=img.height, depth=1))
+                vk.vkCmdCopyBufferToImage(cb, staging.handle, im.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                          [region])
+                im.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
+                           vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                           vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
+                           | vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                           vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                           vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
 
-        ctx.run(record)
+            ctx.run(record)
 
     def readback(self, img: MipImage) -> list[np.ndarray]:
         vk, ctx = self.vk, self.ctx
         sizes = img.level_bytes()
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
-        buf = ctx.buffer(int(offsets[-1]), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible=True)
-        regions = []
-        for level, (w, h) in enumerate(img.sizes):
-            sub = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=level,
-                                              baseArrayLayer=0, layerCount=1)
-            regions.append(vk.VkBufferImageCopy(bufferOffset=int(offsets[level]), bufferRowLength=0,
-                                                bufferImageHeight=0, imageSubresource=sub,
-                                                imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
-                                                imageExtent=vk.VkExtent3D(width=w, height=h, depth=1)))
+        with ctx.scope():
+            buf = ctx.buffer(int(offsets[-1]), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible=True)
+            regions = []
+            for level, (w, h) in enumerate(img.sizes):
+                sub = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=level,
+                                                  baseArrayLayer=0, layerCount=1)
+                regions.append(vk.VkBufferImageCopy(bufferOffset=int(offsets[level]), bufferRowLength=0,
+                                                    bufferImageHeight=0, imageSubresource=sub,
+                                                    imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                                    imageExtent=vk.VkExtent3D(width=w, height=h, depth=1)))
 
-        def record(cb):
-            img.image.barrier(cb, vk.VK_IMAGE_LAYOUT_GENERAL, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
-                              vk.VK_ACCESS_SHADER_WRITE_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                              vk.VK_ACCESS_TRANSFER_READ_BIT,
-                              vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
-                              vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
-            vk.vkCmdCopyImageToBuffer(cb, img.image.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf.handle,
-                                      len(regions), regions)
-            img.image.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
-                              vk.VK_ACCESS_TRANSFER_READ_BIT,
-                              vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
-                              | vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                              vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
-                              vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+            def record(cb):
+                img.image.barrier(cb, vk.VK_IMAGE_LAYOUT_GENERAL, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                  vk.VK_ACCESS_SHADER_WRITE_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  vk.VK_ACCESS_TRANSFER_READ_BIT,
+                                  vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                  vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+                vk.vkCmdCopyImageToBuffer(cb, img.image.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf.handle,
+                                          len(regions), regions)
+                img.image.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
+                                  vk.VK_ACCESS_TRANSFER_READ_BIT,
+                                  vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
+                                  | vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                  vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
 
-        ctx.run(record)
-        raw = buf.read(int(offsets[-1]))
+            ctx.run(record)
+            raw = buf.read(int(offsets[-1]))
         out = []
         for level, (w, h) in enumerate(img.sizes):
             chunk = raw[offsets[level]:offsets[level + 1]].view(self.fmt.storage_dtype)
@@ -283,7 +286,10 @@ class MipmapRunner:
         h, w = level0.shape[:2]
         self.check_algorithm(algorithm)
         self.check_size(w, h, algorithm)
-        img = self.make_image(w, h)
-        self.upload(img, level0)
-        self.ctx.run(lambda cb: self.record(cb, algorithm, img))
-        return self.readback(img)
+        for kernel in KERNELS[algorithm]:  # pipelines outlive the scope
+            self.pipeline(kernel)
+        with self.ctx.scope():
+            img = self.make_image(w, h)
+            self.upload(img, level0)
+            self.ctx.run(lambda cb: self.record(cb, algorithm, img))
+            return self.readback(img)

@@ -16,6 +16,7 @@ the binding can free a temporary struct (and the strings it points to) early
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from typing import Callable, Sequence
 
@@ -308,14 +309,31 @@ class Vulkan:
         return str(fmt)
 
     def memory_type(self, bits: int, props: int) -> int:
-        for i in range(self.memory_props.memoryTypeCount):
-            if bits & (1 << i) and (self.memory_props.memoryTypes[i].propertyFlags & props) == props:
-                return i
+        """A memory type with `props`; host-visible requests prefer system memory (not device-local)."""
+        vk = self.vk
+        fits = [i for i in range(self.memory_props.memoryTypeCount)
+                if bits & (1 << i) and (self.memory_props.memoryTypes[i].propertyFlags & props) == props]
+        if props & vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT:
+            fits.sort(key=lambda i: bool(self.memory_props.memoryTypes[i].propertyFlags
+                                         & vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        if fits:
+            return fits[0]
         raise NotSupported(f"device {self.info.name}: no memory type with property flags {props:#x}")
 
     # ---- objects ----------------------------------------------------------------------
     def _own(self, destroy: Callable[[], None]) -> None:
         self._owned.append(destroy)
+
+    @contextlib.contextmanager
+    def scope(self):
+        """Objects created inside the block are destroyed (after a device wait) when it ends."""
+        mark = len(self._owned)
+        try:
+            yield self
+        finally:
+            self.vk.vkDeviceWaitIdle(self.device)
+            while len(self._owned) > mark:
+                self._owned.pop()()
 
     def buffer(self, size: int, usage: int, host_visible: bool = False) -> Buffer:
         return Buffer(self, size, usage, host_visible)
@@ -365,7 +383,8 @@ class Vulkan:
     def descriptor_pool(self, sizes: Sequence[tuple[int, int]], max_sets: int):
         vk = self.vk
         ps = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n) for t, n in sizes]
-        info = vk.VkDescriptorPoolCreateInfo(maxSets=max_sets, pPoolSizes=ps)
+        info = vk.VkDescriptorPoolCreateInfo(flags=vk.VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
+                                             maxSets=max_sets, pPoolSizes=ps)
         pool = vk.vkCreateDescriptorPool(self.device, info, None)
         self._own(lambda: vk.vkDestroyDescriptorPool(self.device, pool, None))
         return pool
@@ -373,7 +392,9 @@ class Vulkan:
     def allocate_set(self, pool, layout):
         vk = self.vk
         info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, pSetLayouts=[layout])
-        return vk.vkAllocateDescriptorSets(self.device, info)[0]
+        dset = vk.vkAllocateDescriptorSets(self.device, info)[0]
+        self._own(lambda: vk.vkFreeDescriptorSets(self.device, pool, 1, [dset]))
+        return dset
 
     def query_pool(self, count: int):
         vk = self.vk

@@ -98,12 +98,31 @@ vec4 decode(uvec4 k) {
 }
 #endif
 
+#ifdef FMT_RGBA16F
+// float32 -> nearest float16 value (ties to even), computed exactly with integer and
+// power-of-two operations: packHalf2x16's rounding is implementation-defined (the NVIDIA
+// driver does not round to nearest even). The result is exactly representable in
+// float16, so the image store converts it without rounding.
+float toHalf(float x) {
+    uint u = floatBitsToUint(x);
+    uint a = u & 0x7fffffffu;
+    if (a >= 0x7f800000u) return x;                      // inf, nan
+    if (a >= 0x477ff000u) return uintBitsToFloat((u & 0x80000000u) | 0x7f800000u);  // >= 65520: inf
+    if (a < 0x38800000u) {                                // below 2^-14: float16 subnormal grid 2^-24
+        precise float s = roundEven(x * 16777216.0) * (1.0 / 16777216.0);
+        return s;
+    }
+    uint r = a + 0x0fffu + ((a >> 13) & 1u);             // round the 13 dropped bits to nearest even
+    return uintBitsToFloat((u & 0x80000000u) | (r & 0xffffe000u));
+}
+#endif
+
 // The value the next level sees: what a store followed by a load gives back.
 vec4 roundtrip(vec4 v) {
 #if QUANT8
     return decode(encode(v));
 #elif defined(FMT_RGBA16F)
-    return vec4(unpackHalf2x16(packHalf2x16(v.xy)), unpackHalf2x16(packHalf2x16(v.zw)));
+    return vec4(toHalf(v.x), toHalf(v.y), toHalf(v.z), toHalf(v.w));
 #else
     return v;
 #endif
