@@ -464,5 +464,20 @@ class Vulkan:
         self.close()
 
 
+def list_devices() -> list[str]:
+    """Names of the physical devices, in enumeration order."""
+    vk = import_vulkan()
+    app = vk.VkApplicationInfo(pApplicationName="turnip-fdm", apiVersion=vk.VK_MAKE_VERSION(1, 2, 0))
+    info = vk.VkInstanceCreateInfo(pApplicationInfo=app)
+    try:
+        instance = vk.vkCreateInstance(info, None)
+    except vk.VkErrorIncompatibleDriver:
+        raise NotSupported("no Vulkan driver (VK_ERROR_INCOMPATIBLE_DRIVER)") from None
+    try:
+        return [vk.vkGetPhysicalDeviceProperties(p).deviceName for p in vk.vkEnumeratePhysicalDevices(instance)]
+    finally:
+        vk.vkDestroyInstance(instance, None)
+
+
 def open_device(device=None, validation: bool = False) -> Vulkan:
     return Vulkan(device=device, validation=validation)
