@@ -5,8 +5,8 @@ table look-ups, so that numpy and GLSL produce the same bits:
 
 * ``r32f``: stored as float32, no quantisation.
 * ``rgba16f``: stored as float16 (round to nearest even).
-* ``rgba8``: UNORM8; decode is a 256-entry float32 table ``k/255``; encode is
-  ``floor(clamp(v, 0, 1) * 255 + 0.5)`` in float32.
+* ``rgba8``: UNORM8; decode is ``float32(k) * float32(1/255)`` (one rounded product, the
+  same in GLSL); encode is ``floor(clamp(v, 0, 1) * 255 + 0.5)`` in float32.
 * ``srgba8``: colour channels decode through a 256-entry sRGB table and encode by counting
   255 float32 thresholds (the linear values of the sRGB code mid-points); alpha is UNORM8.
 
@@ -58,9 +58,12 @@ def _srgb_to_linear64(u: np.ndarray) -> np.ndarray:
     return np.where(u <= 0.04045, u / 12.92, ((u + 0.055) / 1.055) ** 2.4)
 
 
+UNORM_SCALE = F32(1) / F32(255)  # 0x3b808081
+
+
 def unorm_lut() -> np.ndarray:
-    """Decode table of UNORM8: entry k is float32(k / 255)."""
-    return (np.arange(256, dtype=np.float64) / 255.0).astype(F32)
+    """Decode table of UNORM8: entry k is float32(k) * float32(1/255), rounded once."""
+    return np.arange(256, dtype=F32) * UNORM_SCALE
 
 
 def srgb_lut() -> np.ndarray:

@@ -220,10 +220,11 @@ class MipmapRunner:
                                 vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT,
                                 vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
 
-    def record_tiled(self, cb, img: MipImage) -> None:
+    def record_tiled(self, cb, img: MipImage, plan=None, after_dispatch=None) -> None:
+        """The plan's dispatches with a barrier between; `after_dispatch(cb, k)` e.g. writes a timestamp."""
         vk = self.vk
         current = None
-        for k, d in enumerate(tiled_plan(img.width, img.height)):
+        for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
             if k:
                 self._compute_barrier(cb)
             if d.kernel != current:
@@ -232,6 +233,8 @@ class MipmapRunner:
             self._push(cb, d.input_level, d.levels)
             gx, gy = split_groups(d.workgroups)
             vk.vkCmdDispatch(cb, gx, gy, 1)
+            if after_dispatch is not None:
+                after_dispatch(cb, k)
 
     def record_spd(self, cb, img: MipImage) -> None:
         vk = self.vk

@@ -1,6 +1,7 @@
 // Shared declarations of the mipmap compute shaders (see mipmap/formats.py for the rules).
 // Build-time macros: one of FMT_R32F, FMT_RGBA16F, FMT_RGBA8, FMT_SRGBA8; USE_SHUFFLE 0/1;
-// COHERENT (empty or coherent). Specialisation constant 0: the device's subgroup size.
+// COHERENT (empty or coherent); CLAMP_EDGES 1 where a kernel may address past a level's
+// edge (reads clamp, writes are dropped), 0 where its sizes divide exactly. Specialisation constant 0: the device's subgroup size.
 #extension GL_KHR_shader_subgroup_basic : require
 #if USE_SHUFFLE
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -75,12 +76,14 @@ uint encodeUnorm(float v) {
     return uint(t);
 }
 uint encodeSrgb(float v) {
-    // number of thresholds t with t <= v (thresholds increase)
-    uint lo = 0u;
-    for (uint step = 128u; step > 0u; step >>= 1) {
-        if (lo + step <= 255u && tab[TAB_THRESH + lo + step - 1u] <= v) lo += step;
-    }
-    return lo;
+    // A first guess from the sRGB curve (pow is not exact), then moved to the exact answer:
+    // the number of thresholds t with t <= v (the thresholds increase).
+    float c = clamp(v, 0.0, 1.0);
+    float s = c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
+    uint k = uint(clamp(s * 255.0 + 0.5, 0.0, 255.0));
+    while (k < 255u && tab[TAB_THRESH + k] <= v) k++;
+    while (k > 0u && tab[TAB_THRESH + k - 1u] > v) k--;
+    return k;
 }
 uvec4 encode(vec4 v) {
 #ifdef FMT_SRGBA8
@@ -89,11 +92,14 @@ uvec4 encode(vec4 v) {
     return uvec4(encodeUnorm(v.x), encodeUnorm(v.y), encodeUnorm(v.z), encodeUnorm(v.w));
 #endif
 }
+// 1/255 rounded to float32 (0x3b808081): decode is one rounded product, as in formats.py
+#define UNORM_SCALE uintBitsToFloat(0x3b808081u)
 vec4 decode(uvec4 k) {
+    precise vec4 u = vec4(k) * UNORM_SCALE;
 #ifdef FMT_SRGBA8
-    return vec4(tab[TAB_SRGB + k.x], tab[TAB_SRGB + k.y], tab[TAB_SRGB + k.z], tab[TAB_UNORM + k.w]);
+    return vec4(tab[TAB_SRGB + k.x], tab[TAB_SRGB + k.y], tab[TAB_SRGB + k.z], u.w);
 #else
-    return vec4(tab[TAB_UNORM + k.x], tab[TAB_UNORM + k.y], tab[TAB_UNORM + k.z], tab[TAB_UNORM + k.w]);
+    return u;
 #endif
 }
 #endif
@@ -129,7 +135,9 @@ vec4 roundtrip(vec4 v) {
 }
 
 vec4 loadTexel(uint level, ivec2 p) {
+#if CLAMP_EDGES
     p = min(p, levelSize(level) - 1);
+#endif
 #if QUANT8
     return decode(rawLoad(level, p));
 #else
@@ -138,8 +146,10 @@ vec4 loadTexel(uint level, ivec2 p) {
 }
 
 void storeTexel(uint level, ivec2 p, vec4 v) {
+#if CLAMP_EDGES
     ivec2 s = levelSize(level);
     if (p.x >= s.x || p.y >= s.y) return;
+#endif
 #if QUANT8
     rawStore(level, p, encode(v));
 #else

@@ -3,6 +3,7 @@
 // Fast tiled kernel: M = pc.levelCount levels from 2^M x 2^M tiles of level pc.inputLevel.
 layout(local_size_x = 256) in;
 #define COHERENT
+#define CLAMP_EDGES 0
 #include "common.glsl"
 #include "tile.glsl"
 

@@ -4,6 +4,7 @@
 // (model: mipmap/tiled_model.py, general_pass).
 layout(local_size_x = 128) in;
 #define COHERENT
+#define CLAMP_EDGES 0
 #include "common.glsl"
 
 #define TILE 8

@@ -4,6 +4,7 @@
 // workgroup to finish level 6 makes levels 7.. (model: mipmap/spd_model.py).
 layout(local_size_x = 256) in;
 #define COHERENT coherent
+#define CLAMP_EDGES 1
 #include "common.glsl"
 #include "tile.glsl"
 

@@ -10,9 +10,11 @@ uvec2 morton(uint i) {
 
 // reduce4 of the four level-`src` texels under output o; partners past the edge replaced
 vec4 combine(uint src, ivec2 o, vec4 tl, vec4 tr, vec4 bl, vec4 br) {
+#if CLAMP_EDGES
     ivec2 s = levelSize(src);
     if (2 * o.x + 1 >= s.x) { tr = tl; br = bl; }
     if (2 * o.y + 1 >= s.y) { bl = tl; br = tr; }
+#endif
     return reduce4(tl, tr, bl, br);
 }
 
