@@ -19,7 +19,6 @@ from .plan import SPD_MAX_SIZE, spd_plan, tiled_plan
 from .reference import level_sizes
 
 ALGORITHMS = ("tiled", "spd", "blit")
-KERNELS = {"tiled": ("fast", "general"), "spd": ("spd",), "blit": ()}
 MAX_BINDING_LEVELS = 16
 MAX_GROUPS_X = 32768
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
@@ -77,7 +76,9 @@ class MipImage:
 class MipmapRunner:
     """Pipelines of one format on one device."""
 
-    def __init__(self, ctx: Vulkan, fmt: Format):
+    def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None):
+        """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
+        the shared-memory path."""
         self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
         vk = self.vk
         info = ctx.info
@@ -85,7 +86,7 @@ class MipmapRunner:
             raise NotSupported(f"device {info.name}: subgroup operations in compute shaders")
         view_id = getattr(vk, fmt.vk_view_format_name)
         ctx.require_format(view_id, vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT, "VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT")
-        self.shuffle = info.subgroup_shuffle and info.subgroup_size >= 4
+        self.shuffle = info.subgroup_shuffle and info.subgroup_size >= 4 and shuffle is not False
         self.set_layout = ctx.descriptor_set_layout([
             (0, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS),
             (1, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
@@ -93,16 +94,16 @@ class MipmapRunner:
         self.layout = ctx.pipeline_layout(self.set_layout, 8)
         self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS * 8),
                                               (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16)], 8)
-        self._pipelines: dict[str, object] = {}
+        # created now, outside any ctx.scope(), so that they live as long as the runner
+        self._pipelines = {kernel: ctx.compute_pipeline(load_spv(self.variant(kernel)), self.layout,
+                                                        [info.subgroup_size])
+                           for kernel in ("fast", "general", "spd")}
 
     def variant(self, kernel: str) -> str:
         from .build_spirv import variant_name
         return variant_name(kernel, self.fmt.name, self.shuffle)
 
     def pipeline(self, kernel: str):
-        if kernel not in self._pipelines:
-            spv = load_spv(self.variant(kernel))
-            self._pipelines[kernel] = self.ctx.compute_pipeline(spv, self.layout, [self.ctx.info.subgroup_size])
         return self._pipelines[kernel]
 
     # ---- checks -----------------------------------------------------------------------
@@ -289,8 +290,6 @@ class MipmapRunner:
         h, w = level0.shape[:2]
         self.check_algorithm(algorithm)
         self.check_size(w, h, algorithm)
-        for kernel in KERNELS[algorithm]:  # pipelines outlive the scope
-            self.pipeline(kernel)
         with self.ctx.scope():
             img = self.make_image(w, h)
             self.upload(img, level0)

@@ -21,10 +21,8 @@ def runners(vk_ctx):
 def runner_for(vk, runners, fmt_name, shuffle):
     key = (fmt_name, shuffle)
     if key not in runners:
-        r = MipmapRunner(vk, FORMATS[fmt_name])
-        if not shuffle:
-            r.shuffle = False  # force the shared-memory path
-        elif not r.shuffle:
+        r = MipmapRunner(vk, FORMATS[fmt_name], shuffle=None if shuffle else False)
+        if shuffle and not r.shuffle:
             pytest.skip("device has no subgroup shuffle")
         runners[key] = r
     return runners[key]
