@@ -34,6 +34,7 @@ from vk_tests.harness import NotSupported, open_device  # noqa: E402
 
 SIZES = [(4096, 4096), (8192, 8192), (4095, 4095), (1920, 1080)]
 EVICT_BYTES = 256 << 20
+MAX_WARMUP = 2000
 
 
 def parse_size(s: str) -> tuple[int, int]:
@@ -110,14 +111,17 @@ def full_barrier(ctx, cb) -> None:
                        vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)
 
 
-def heat(ctx, cb, scratch, fills: int) -> None:
-    """Keep the GPU busy (clocks up) before timing: the driver drops the clocks when idle."""
-    for i in range(fills):
-        ctx.vk.vkCmdFillBuffer(cb, scratch.handle, 0, EVICT_BYTES, i)
-
-
 def time_algorithm(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, warmup: int,
-                   heat_fills: int = 0) -> np.ndarray:
+                   heat_ms: float = 0.0) -> np.ndarray:
+    """Median-ready run times in µs. Warm-up runs of the same chain fill at least `heat_ms`
+    (estimated from a 3-run probe) so that the GPU clocks are up when the timed runs start:
+    the driver lowers them whenever the GPU idles, e.g. while the host computes a model."""
+    probe = _timed_batch(runner, img, algorithm, scratch, 3, 0)
+    warm = min(MAX_WARMUP, max(warmup, int(heat_ms * 1000.0 / max(float(np.min(probe)), 1.0)) + 1))
+    return _timed_batch(runner, img, algorithm, scratch, runs, warm)
+
+
+def _timed_batch(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, warmup: int) -> np.ndarray:
     ctx, vk = runner.ctx, runner.vk
     total = runs + warmup
     with ctx.scope():
@@ -125,9 +129,9 @@ def time_algorithm(runner: MipmapRunner, img, algorithm: str, scratch, runs: int
 
         def record(cb):
             vk.vkCmdResetQueryPool(cb, pool, 0, 2 * total)
-            heat(ctx, cb, scratch, heat_fills)
             for r in range(total):
-                vk.vkCmdFillBuffer(cb, scratch.handle, 0, EVICT_BYTES, r)
+                if r >= warmup:
+                    vk.vkCmdFillBuffer(cb, scratch.handle, 0, EVICT_BYTES, r)
                 full_barrier(ctx, cb)
                 vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r)
                 runner.record(cb, algorithm, img)
@@ -151,8 +155,8 @@ def main(argv=None) -> int:
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES))
     ap.add_argument("--formats", default=",".join(FORMATS))
-    ap.add_argument("--heat-ms", type=float, default=200.0,
-                    help="GPU busy time (256 MiB fills) before each timed batch, so clocks are up")
+    ap.add_argument("--heat-ms", type=float, default=400.0,
+                    help="warm-up runs of the same chain fill at least this long, so clocks are up")
     ap.add_argument("--no-check", action="store_true", help="skip the read-back comparison with the model")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here too")
     args = ap.parse_args(argv)
@@ -174,7 +178,6 @@ def main(argv=None) -> int:
         bw_copy = copy_bandwidth(ctx)
         bw_shader = shader_copy_bandwidth(ctx)
         bw = max(bw_copy, bw_shader)
-        heat_fills = int(args.heat_ms * 1e-3 * bw_copy / EVICT_BYTES) + 1
         emit("# Mipmap generation benchmark")
         emit()
         emit(f"- device: **{info.name}**; driver {info.driver_name} {info.driver_info} "
@@ -183,8 +186,9 @@ def main(argv=None) -> int:
              f"timestampPeriod {info.timestamp_period} ns")
         emit(f"- measured copy bandwidth, 1 GiB, counting read + write: vkCmdCopyBuffer {bw_copy / 1e9:.0f} GB/s, "
              f"compute-shader copy {bw_shader / 1e9:.0f} GB/s; the floor uses the larger, **{bw / 1e9:.0f} GB/s**")
-        emit(f"- per cell: ~{args.heat_ms:.0f} ms of 256 MiB fills to raise the clocks, {args.warmup} warm-up runs, "
-             f"then {args.runs} timed runs, each after a 256 MiB fill that evicts L2; GPU timestamps "
+        emit(f"- per cell: warm-up runs of the same chain for at least {args.heat_ms:.0f} ms (at least {args.warmup}), "
+             f"so that the clocks are up, then {args.runs} timed runs, each after a 256 MiB fill that evicts L2; "
+             "GPU timestamps "
              "(BOTTOM_OF_PIPE after a full barrier, and after the chain); validation layer off")
         emit(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
         emit()
@@ -221,7 +225,7 @@ def main(argv=None) -> int:
                             continue
                         runner.upload(img, level0)
                         t0 = time.time()
-                        us = time_algorithm(runner, img, alg, scratch, args.runs, args.warmup, heat_fills)
+                        us = time_algorithm(runner, img, alg, scratch, args.runs, args.warmup, args.heat_ms)
                         err = ""
                         if not args.no_check:
                             got = runner.readback(img)
