@@ -34,7 +34,7 @@ from vk_tests.harness import NotSupported, open_device  # noqa: E402
 
 SIZES = [(4096, 4096), (8192, 8192), (4095, 4095), (1920, 1080)]
 EVICT_BYTES = 256 << 20
-MAX_WARMUP = 2000
+MAX_WARMUP = 5000
 
 
 def parse_size(s: str) -> tuple[int, int]:
@@ -112,12 +112,12 @@ def full_barrier(ctx, cb) -> None:
 
 
 def time_algorithm(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, warmup: int,
-                   heat_ms: float = 0.0) -> np.ndarray:
-    """Median-ready run times in µs. Warm-up runs of the same chain fill at least `heat_ms`
-    (estimated from a 3-run probe) so that the GPU clocks are up when the timed runs start:
-    the driver lowers them whenever the GPU idles, e.g. while the host computes a model."""
-    probe = _timed_batch(runner, img, algorithm, scratch, 3, 0)
-    warm = min(MAX_WARMUP, max(warmup, int(heat_ms * 1000.0 / max(float(np.min(probe)), 1.0)) + 1))
+                   heat_ms: float = 0.0, floor_us: float = 1.0) -> np.ndarray:
+    """Run times in µs. Warm-up runs of the same chain, as many as would fill `heat_ms` at
+    the bandwidth floor (so at least that long, up to MAX_WARMUP runs), put the GPU clocks up
+    before the timed runs: the driver lowers them whenever the GPU idles, e.g. while the host
+    computes a model."""
+    warm = min(MAX_WARMUP, max(warmup, int(heat_ms * 1000.0 / max(floor_us, 1.0)) + 1))
     return _timed_batch(runner, img, algorithm, scratch, runs, warm)
 
 
@@ -186,8 +186,9 @@ def main(argv=None) -> int:
              f"timestampPeriod {info.timestamp_period} ns")
         emit(f"- measured copy bandwidth, 1 GiB, counting read + write: vkCmdCopyBuffer {bw_copy / 1e9:.0f} GB/s, "
              f"compute-shader copy {bw_shader / 1e9:.0f} GB/s; the floor uses the larger, **{bw / 1e9:.0f} GB/s**")
-        emit(f"- per cell: warm-up runs of the same chain for at least {args.heat_ms:.0f} ms (at least {args.warmup}), "
-             f"so that the clocks are up, then {args.runs} timed runs, each after a 256 MiB fill that evicts L2; "
+        emit(f"- per cell: warm-up runs of the same chain, as many as fill {args.heat_ms:.0f} ms at the bandwidth floor "
+             f"(at least {args.warmup}, at most {MAX_WARMUP}), so that the clocks are up (the driver drops them to "
+             f"345 MHz within a second of idling), then {args.runs} timed runs, each after a 256 MiB fill that evicts L2; "
              "GPU timestamps "
              "(BOTTOM_OF_PIPE after a full barrier, and after the chain); validation layer off")
         emit(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
@@ -225,7 +226,8 @@ def main(argv=None) -> int:
                             continue
                         runner.upload(img, level0)
                         t0 = time.time()
-                        us = time_algorithm(runner, img, alg, scratch, args.runs, args.warmup, args.heat_ms)
+                        us = time_algorithm(runner, img, alg, scratch, args.runs, args.warmup, args.heat_ms,
+                                            floor_us)
                         err = ""
                         if not args.no_check:
                             got = runner.readback(img)
