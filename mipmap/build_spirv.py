@@ -8,6 +8,8 @@ compiler.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import shutil
 import subprocess
 import sys
@@ -19,7 +21,8 @@ HERE = Path(__file__).resolve().parent
 SHADERS = HERE / "shaders"
 SPV = HERE / "spv"
 FORMAT_MACROS = {"r32f": "FMT_R32F", "rgba16f": "FMT_RGBA16F", "rgba8": "FMT_RGBA8", "srgba8": "FMT_SRGBA8"}
-TREE_KERNELS = ("fast", "spd")  # kernels with a shuffle and a shared-memory variant
+TREE_KERNELS = ("fast", "spd")
+BUILD_INFO = "BUILD_INFO.json"  # compiler version and source digest of the committed modules  # kernels with a shuffle and a shared-memory variant
 
 
 @attrs.frozen
@@ -73,7 +76,23 @@ def compile_variant(v: Variant, out: Path, compiler: list[str]) -> None:
         raise RuntimeError(f"{v.name}: shader compiler failed:\n{res.stdout}{res.stderr}")
 
 
+def compiler_version(compiler: list[str]) -> str:
+    res = subprocess.run([compiler[0], "--version"], capture_output=True, text=True)
+    return (res.stdout or res.stderr).splitlines()[0].strip()
+
+
+def sources_digest() -> str:
+    """sha256 over the GLSL sources (names and bytes) and this script's variant list."""
+    h = hashlib.sha256()
+    for path in sorted(SHADERS.glob("*")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    for v in variants():
+        h.update(f"{v.name}:{' '.join(v.defines)}\n".encode())
+    return h.hexdigest()
+
+
 def build(out_dir: Path = SPV) -> list[Path]:
+    """Compile every variant into out_dir and record the compiler and source digest."""
     compiler = find_compiler()
     if compiler is None:
         raise RuntimeError("shader compiler: need glslangValidator (glslang-tools) or glslc")
@@ -83,6 +102,8 @@ def build(out_dir: Path = SPV) -> list[Path]:
         path = out_dir / v.name
         compile_variant(v, path, compiler)
         paths.append(path)
+    info = {"compiler": compiler_version(compiler), "sources_sha256": sources_digest()}
+    (out_dir / BUILD_INFO).write_text(json.dumps(info, indent=1) + "\n")
     return paths
 
 
