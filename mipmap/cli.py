@@ -16,8 +16,7 @@ import argparse
 import sys
 
 from .formats import FORMATS
-
-ALGORITHMS = ("tiled", "spd", "blit")
+from .gpu import ALGORITHMS
 
 
 def _positive_int(field: str):

@@ -49,9 +49,9 @@ class MipImage:
         usage = (vk.VK_IMAGE_USAGE_STORAGE_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
         self.image = ctx.image(width, height, self.levels, fmt_id, view_id, usage, flags)
-        self.tables = ctx.buffer(tables(max(width, height)).nbytes, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
-                                 | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible=True)
-        self.tables.write(tables(max(width, height)))
+        table = tables(max(width, height))
+        self.tables = ctx.buffer(table.nbytes, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
+        self.tables.write(table)
         self.counter = ctx.buffer(4, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
         self.set = ctx.allocate_set(runner.desc_pool, runner.set_layout)
         infos = [vk.VkDescriptorImageInfo(imageView=self.image.views[min(i, self.levels - 1)],

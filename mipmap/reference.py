@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .formats import F32, Format, decode, encode, rcp_table
+from .formats import F32, Format, decode, encode
 
 
 def level_sizes(width: int, height: int) -> list[tuple[int, int]]:
@@ -40,7 +40,7 @@ def axis_weights(d: int, dtype=np.float64) -> np.ndarray:
     j = np.arange(n)
     if np.dtype(dtype) == np.float64:
         return np.stack([(n - j), np.full(n, n), (j + 1)], axis=1) / float(2 * n + 1)
-    rcp = rcp_table(n)[n]
+    rcp = F32(1) / (F32(2) * F32(n) + F32(1))  # = rcp_table(n)[n], the shaders' table entry
     w0 = rcp * (F32(n) - j.astype(F32))
     w1 = np.full(n, rcp * F32(n), dtype=F32)
     w2 = (F32(1) - w0) - w1

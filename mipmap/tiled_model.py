@@ -32,8 +32,6 @@ single-pass downsampler, whose sizes need not divide).
 """
 from __future__ import annotations
 
-from typing import Callable
-
 import attrs
 import numpy as np
 
@@ -308,5 +306,3 @@ def tiled_chain(level0: np.ndarray, fmt: Format, device: Device = Device(),
         run_dispatch(m, d, device)
     return [level0] + [encode(v, fmt) for v in values[1:]], tr
 
-
-RoundTrip = Callable[[np.ndarray], np.ndarray]
