@@ -295,6 +295,22 @@ class Vulkan:
         self.memory_props = vk.vkGetPhysicalDeviceMemoryProperties(self.physical)
 
     # ---- queries ----------------------------------------------------------------------
+    def device_extensions(self) -> set[str]:
+        vk = self.vk
+        return {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.physical, None)}
+
+    def require_extension(self, name: str) -> None:
+        if name not in self.device_extensions():
+            raise NotSupported(f"device {self.info.name}: extension {name} is not supported")
+
+    def features(self):
+        """VkPhysicalDeviceFeatures of the device (attributes named as in the spec)."""
+        return self.vk.vkGetPhysicalDeviceFeatures(self.physical)
+
+    def require_feature(self, name: str) -> None:
+        if not getattr(self.features(), name):
+            raise NotSupported(f"device {self.info.name}: feature {name} is not supported")
+
     def format_features(self, fmt: int) -> int:
         return self.vk.vkGetPhysicalDeviceFormatProperties(self.physical, fmt).optimalTilingFeatures
 

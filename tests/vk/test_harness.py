@@ -102,3 +102,18 @@ def test_scope_destroys_what_it_created(vk):
         vk.buffer(64, v.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT)
         assert len(vk._owned) > before
     assert len(vk._owned) == before
+
+
+def test_extension_and_feature_queries(vk):
+    exts = vk.device_extensions()
+    assert exts and all(e.startswith("VK_") for e in exts)
+    vk.require_extension(sorted(exts)[0])
+    with pytest.raises(NotSupported, match="extension VK_NOT_a_real_extension is not supported"):
+        vk.require_extension("VK_NOT_a_real_extension")
+    feats = vk.features()
+    assert feats.shaderStorageImageWriteWithoutFormat in (0, 1)
+    missing = [n for n in ("shaderStorageImageArrayDynamicIndexing", "sparseBinding", "shaderFloat64",
+                           "geometryShader", "robustBufferAccess") if not getattr(feats, n)]
+    if missing:  # the message names the feature
+        with pytest.raises(NotSupported, match=f"feature {missing[0]} is not supported"):
+            vk.require_feature(missing[0])
