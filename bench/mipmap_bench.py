@@ -1,0 +1,272 @@
+"""Time the tiled generator, the single-pass downsampler and a vkCmdBlitImage chain side by side.
+
+    python bench/mipmap_bench.py [--device NAME_OR_INDEX] [--runs 25] [--out bench/results/h100.md]
+
+For every size and format, each algorithm is recorded `warmup + runs` times into one command
+buffer: before each run a 256 MiB vkCmdFillBuffer evicts the L2 cache, then a full barrier,
+a timestamp, the chain, a timestamp. Reported: median and minimum of the timed runs in µs,
+the ratio to the blit chain (time / blit time), and the bandwidth floor (level 0 read once
+plus every level written once, at the copy bandwidth measured in the same run with
+vkCmdCopyBuffer) as a fraction of the median. After timing, every level is read back and
+compared with the model (tiled: the box filter; SPD: its drop-odd rule; blit: the box filter
+as well, reported only). Not a test: nothing here asserts a speed.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mipmap.formats import FORMATS, random_level0  # noqa: E402
+from mipmap.gpu import MipmapRunner, load_spv  # noqa: E402
+from mipmap.plan import SPD_MAX_SIZE, tiled_plan  # noqa: E402
+from mipmap.compare import compare_chain  # noqa: E402
+from mipmap.reference import level_sizes, stored_chain  # noqa: E402
+from mipmap.spd_model import spd_reference  # noqa: E402
+from vk_tests.harness import NotSupported, open_device  # noqa: E402
+
+SIZES = [(4096, 4096), (8192, 8192), (4095, 4095), (1920, 1080)]
+EVICT_BYTES = 256 << 20
+MAX_WARMUP = 5000
+
+
+def parse_size(s: str) -> tuple[int, int]:
+    w, h = s.lower().split("x")
+    return int(w), int(h)
+
+
+def copy_bandwidth(ctx, nbytes: int = 1 << 30, runs: int = 10) -> float:
+    """Bytes per second moved by vkCmdCopyBuffer, counting read + write (median)."""
+    vk = ctx.vk
+    with ctx.scope():
+        usage = vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
+        a, b = ctx.buffer(nbytes, usage), ctx.buffer(nbytes, usage)
+        pool = ctx.query_pool(2 * (runs + 2))
+
+        def record(cb):
+            vk.vkCmdResetQueryPool(cb, pool, 0, 2 * (runs + 2))
+            vk.vkCmdFillBuffer(cb, a.handle, 0, nbytes, 0x3F800000)
+            region = vk.VkBufferCopy(srcOffset=0, dstOffset=0, size=nbytes)
+            for r in range(runs + 2):
+                full_barrier(ctx, cb)
+                vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r)
+                vk.vkCmdCopyBuffer(cb, a.handle, b.handle, 1, [region])
+                vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r + 1)
+
+        ctx.run(record)
+        ts = ctx.timestamps_ns(pool, 2 * (runs + 2))
+    dt = np.diff(ts.reshape(-1, 2), axis=1).ravel()[2:]
+    return 2 * nbytes / (statistics.median(dt) * 1e-9)
+
+
+def shader_copy_bandwidth(ctx, nbytes: int = 1 << 30, runs: int = 10) -> float:
+    """Bytes per second moved by a compute-shader copy (shaders/copy.comp), read + write."""
+    vk = ctx.vk
+    with ctx.scope():
+        usage = vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
+        a, b = ctx.buffer(nbytes, usage), ctx.buffer(nbytes, usage)
+        sb = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+        set_layout = ctx.descriptor_set_layout([(0, sb, 1), (1, sb, 1)])
+        layout = ctx.pipeline_layout(set_layout, 4)
+        pipe = ctx.compute_pipeline(load_spv("copy.spv"), layout)
+        dpool = ctx.descriptor_pool([(sb, 2)], 1)
+        dset = ctx.allocate_set(dpool, set_layout)
+        ia = vk.VkDescriptorBufferInfo(buffer=a.handle, offset=0, range=nbytes)
+        ib = vk.VkDescriptorBufferInfo(buffer=b.handle, offset=0, range=nbytes)
+        writes = [vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=0, descriptorType=sb, pBufferInfo=[ia]),
+                  vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=1, descriptorType=sb, pBufferInfo=[ib])]
+        vk.vkUpdateDescriptorSets(ctx.device, len(writes), writes, 0, None)
+        pool = ctx.query_pool(2 * (runs + 2))
+        count = vk.ffi.new("uint32_t[1]", [nbytes // 16])
+        groups = min(nbytes // 16 // 256, 4096)
+
+        def record(cb):
+            vk.vkCmdResetQueryPool(cb, pool, 0, 2 * (runs + 2))
+            vk.vkCmdFillBuffer(cb, a.handle, 0, nbytes, 0x3F800000)
+            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
+            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [dset], 0, None)
+            vk.vkCmdPushConstants(cb, layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, 4, count)
+            for r in range(runs + 2):
+                full_barrier(ctx, cb)
+                vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r)
+                vk.vkCmdDispatch(cb, groups, 1, 1)
+                vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r + 1)
+
+        ctx.run(record)
+        ts = ctx.timestamps_ns(pool, 2 * (runs + 2))
+    dt = np.diff(ts.reshape(-1, 2), axis=1).ravel()[2:]
+    return 2 * nbytes / (statistics.median(dt) * 1e-9)
+
+
+def full_barrier(ctx, cb) -> None:
+    vk = ctx.vk
+    ctx.memory_barrier(cb, vk.VK_ACCESS_MEMORY_WRITE_BIT, vk.VK_ACCESS_MEMORY_READ_BIT | vk.VK_ACCESS_MEMORY_WRITE_BIT,
+                       vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)
+
+
+def time_algorithm(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, warmup: int,
+                   heat_ms: float = 0.0, floor_us: float = 1.0) -> np.ndarray:
+    """Run times in µs. Warm-up runs of the same chain, as many as would fill `heat_ms` at
+    the bandwidth floor (so at least that long, up to MAX_WARMUP runs), put the GPU clocks up
+    before the timed runs: the driver lowers them whenever the GPU idles, e.g. while the host
+    computes a model."""
+    warm = min(MAX_WARMUP, max(warmup, int(heat_ms * 1000.0 / max(floor_us, 1.0)) + 1))
+    return _timed_batch(runner, img, algorithm, scratch, runs, warm)
+
+
+def _timed_batch(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, warmup: int) -> np.ndarray:
+    ctx, vk = runner.ctx, runner.vk
+    total = runs + warmup
+    with ctx.scope():
+        pool = ctx.query_pool(2 * total)
+
+        def record(cb):
+            vk.vkCmdResetQueryPool(cb, pool, 0, 2 * total)
+            for r in range(total):
+                if r >= warmup:
+                    vk.vkCmdFillBuffer(cb, scratch.handle, 0, EVICT_BYTES, r)
+                full_barrier(ctx, cb)
+                vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r)
+                runner.record(cb, algorithm, img)
+                vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r + 1)
+                full_barrier(ctx, cb)
+
+        ctx.run(record)
+        ts = ctx.timestamps_ns(pool, 2 * total)
+    return np.diff(ts.reshape(-1, 2), axis=1).ravel()[warmup:] / 1000.0  # µs
+
+
+def floor_bytes(width: int, height: int, bpt: int) -> int:
+    sizes = level_sizes(width, height)
+    return bpt * (width * height + sum(w * h for w, h in sizes[1:]))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--device", default=None, help="device index or name substring (default: $TURNIP_FDM_DEVICE, else 0)")
+    ap.add_argument("--runs", type=int, default=25)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES))
+    ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--heat-ms", type=float, default=400.0,
+                    help="warm-up runs of the same chain fill at least this long, so clocks are up")
+    ap.add_argument("--no-check", action="store_true", help="skip the read-back comparison with the model")
+    ap.add_argument("--out", type=Path, default=None, help="write the markdown report here too")
+    args = ap.parse_args(argv)
+    sizes = [parse_size(s) for s in args.sizes.split(",")]
+    formats = [FORMATS[f] for f in args.formats.split(",")]
+    try:
+        ctx = open_device(args.device)
+    except NotSupported as e:
+        print(f"mipmap_bench: not supported: {e}", file=sys.stderr)
+        return 2
+    lines = []
+
+    def emit(s=""):
+        print(s, flush=True)
+        lines.append(s)
+
+    with ctx:
+        info = ctx.info
+        bw_copy = copy_bandwidth(ctx)
+        bw_shader = shader_copy_bandwidth(ctx)
+        bw = max(bw_copy, bw_shader)
+        emit("# Mipmap generation benchmark")
+        emit()
+        emit(f"- device: **{info.name}**; driver {info.driver_name} {info.driver_info} "
+             f"(driverVersion {info.driver_version}); Vulkan {info.api_version}")
+        emit(f"- subgroup size {info.subgroup_size}, shuffle {'yes' if info.subgroup_shuffle else 'no'}; "
+             f"timestampPeriod {info.timestamp_period} ns")
+        emit(f"- measured copy bandwidth, 1 GiB, counting read + write: vkCmdCopyBuffer {bw_copy / 1e9:.0f} GB/s, "
+             f"compute-shader copy {bw_shader / 1e9:.0f} GB/s; the floor uses the larger, **{bw / 1e9:.0f} GB/s**")
+        emit(f"- per cell: warm-up runs of the same chain, as many as fill {args.heat_ms:.0f} ms at the bandwidth floor "
+             f"(at least {args.warmup}, at most {MAX_WARMUP}), so that the clocks are up (the driver drops them to "
+             f"345 MHz within a second of idling), then {args.runs} timed runs, each after a 256 MiB fill that evicts L2; "
+             "GPU timestamps "
+             "(BOTTOM_OF_PIPE after a full barrier, and after the chain); validation layer off")
+        emit(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
+        emit()
+        emit("ratio = time / blit time (< 1 is faster than blit); floor = (level 0 read + all levels written) / "
+             "copy bandwidth; of floor = floor / median. max err: worst difference from the model over all "
+             "levels (ulp for r32f/rgba16f, LSB for 8-bit), blit against the box filter.")
+        emit()
+        emit("| size | format | algorithm | dispatches | median µs | min µs | ratio to blit | floor µs | of floor | max err |")
+        emit("|---|---|---|---|---|---|---|---|---|---|")
+        summary = []
+        for fmt in formats:
+            try:
+                runner = MipmapRunner(ctx, fmt)
+            except NotSupported as e:
+                emit(f"| all | {fmt.name} | — | — | not supported: {e} | | | | | |")
+                continue
+            for w, h in sizes:
+                with ctx.scope():
+                    vk = ctx.vk
+                    scratch = ctx.buffer(EVICT_BYTES, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+                    level0 = random_level0(w, h, fmt, seed=w * 7 + h)
+                    img = runner.make_image(w, h)
+                    floor_us = floor_bytes(w, h, fmt.bytes_per_texel) / bw * 1e6
+                    results = {}
+                    box = None
+                    for alg in ("blit", "tiled", "spd"):
+                        if alg == "spd" and max(w, h) > SPD_MAX_SIZE:
+                            results[alg] = None
+                            continue
+                        try:
+                            runner.check_algorithm(alg)
+                        except NotSupported as e:
+                            results[alg] = str(e)
+                            continue
+                        runner.upload(img, level0)
+                        t0 = time.time()
+                        us = time_algorithm(runner, img, alg, scratch, args.runs, args.warmup, args.heat_ms,
+                                            floor_us)
+                        err = ""
+                        if not args.no_check:
+                            got = runner.readback(img)
+                            if alg == "spd":
+                                model = spd_reference(level0, fmt)
+                            else:
+                                box = box if box is not None else stored_chain(level0, fmt)
+                                model = box
+                            err = compare_chain(got, model, fmt).max_error
+                        results[alg] = (us, err, time.time() - t0)
+                    blit = results.get("blit")
+                    blit_med = statistics.median(blit[0]) if isinstance(blit, tuple) else None
+                    for alg in ("tiled", "spd", "blit"):
+                        r = results.get(alg)
+                        disp = {"tiled": str(len(tiled_plan(w, h))), "spd": "1", "blit": str(len(level_sizes(w, h)) - 1)}[alg]
+                        if r is None:
+                            emit(f"| {w}x{h} | {fmt.name} | {alg} | — | n/a: over SPD's {SPD_MAX_SIZE}² limit | | | | | |")
+                            continue
+                        if isinstance(r, str):
+                            emit(f"| {w}x{h} | {fmt.name} | {alg} | — | not supported: {r} | | | | | |")
+                            continue
+                        us, err, _ = r
+                        med = statistics.median(us)
+                        ratio = f"{med / blit_med:.2f}" if blit_med else "—"
+                        emit(f"| {w}x{h} | {fmt.name} | {alg} | {disp} | {med:.1f} | {us.min():.1f} | {ratio} | "
+                             f"{floor_us:.1f} | {floor_us / med:.0%} | {err} |")
+                        summary.append((w, h, fmt.name, alg, med, blit_med, floor_us))
+        emit()
+        emit("## Ratios (median time / blit median)")
+        emit()
+        for w, h, f, alg, med, blit_med, floor_us in summary:
+            if alg != "blit" and blit_med:
+                emit(f"- {w}x{h} {f} {alg}: {med / blit_med:.2f}x the blit time "
+                     f"({blit_med / med:.2f}x faster), {med / floor_us:.2f}x the bandwidth floor")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

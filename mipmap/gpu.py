@@ -1,0 +1,297 @@
+"""Run the mipmap generators on a Vulkan device: tiled (planned dispatches), single-pass
+downsampler, and the vkCmdBlitImage chain a user would otherwise write.
+
+The image holds the format's texels; the compute shaders access it through a storage view
+(R8G8B8A8_UINT for the 8-bit formats, so that quantisation happens in the shader exactly
+as in mipmap/formats.py). Every algorithm starts from level 0 in GENERAL layout and leaves
+all levels in GENERAL layout.
+"""
+from __future__ import annotations
+
+from importlib import resources
+
+import numpy as np
+
+from vk_tests.harness import NotSupported, Vulkan
+
+from .formats import Format, tables
+from .plan import SPD_MAX_SIZE, spd_plan, tiled_plan
+from .reference import level_sizes
+
+ALGORITHMS = ("tiled", "spd", "blit")
+MAX_BINDING_LEVELS = 16
+MAX_GROUPS_X = 32768
+IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
+
+
+def load_spv(name: str) -> bytes:
+    return resources.files("mipmap").joinpath("spv", name).read_bytes()
+
+
+def split_groups(n: int) -> tuple[int, int]:
+    """A 2D grid of at least n workgroups (the shaders flatten it: y * width + x)."""
+    x = min(n, MAX_GROUPS_X)
+    return x, -(-n // x)
+
+
+class MipImage:
+    def __init__(self, runner: "MipmapRunner", width: int, height: int):
+        ctx, vk, fmt = runner.ctx, runner.vk, runner.fmt
+        self.runner = runner
+        self.sizes = level_sizes(width, height)
+        self.width, self.height, self.levels = width, height, len(self.sizes)
+        fmt_id, view_id = getattr(vk, fmt.vk_format_name), getattr(vk, fmt.vk_view_format_name)
+        flags = 0
+        if view_id != fmt_id:
+            flags |= vk.VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT
+            if not ctx.format_features(fmt_id) & vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT:
+                flags |= IMAGE_CREATE_EXTENDED_USAGE_BIT
+        usage = (vk.VK_IMAGE_USAGE_STORAGE_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+                 | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+        self.image = ctx.image(width, height, self.levels, fmt_id, view_id, usage, flags)
+        table = tables(max(width, height))
+        self.tables = ctx.buffer(table.nbytes, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
+        self.tables.write(table)
+        self.counter = ctx.buffer(4, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+        self.set = ctx.allocate_set(runner.desc_pool, runner.set_layout)
+        infos = [vk.VkDescriptorImageInfo(imageView=self.image.views[min(i, self.levels - 1)],
+                                          imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL) for i in range(MAX_BINDING_LEVELS)]
+        tinfo = vk.VkDescriptorBufferInfo(buffer=self.tables.handle, offset=0, range=0xFFFFFFFFFFFFFFFF)
+        cinfo = vk.VkDescriptorBufferInfo(buffer=self.counter.handle, offset=0, range=0xFFFFFFFFFFFFFFFF)
+        writes = [
+            vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=0, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                    pImageInfo=infos),
+            vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=1, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    pBufferInfo=[tinfo]),
+            vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=2, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                    pBufferInfo=[cinfo]),
+        ]
+        vk.vkUpdateDescriptorSets(ctx.device, len(writes), writes, 0, None)
+
+    def level_bytes(self) -> list[int]:
+        bpt = self.runner.fmt.bytes_per_texel
+        return [w * h * bpt for w, h in self.sizes]
+
+
+class MipmapRunner:
+    """Pipelines of one format on one device."""
+
+    def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None):
+        """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
+        the shared-memory path."""
+        self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
+        vk = self.vk
+        info = ctx.info
+        if not info.subgroup_compute:
+            raise NotSupported(f"device {info.name}: subgroup operations in compute shaders")
+        view_id = getattr(vk, fmt.vk_view_format_name)
+        ctx.require_format(view_id, vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT, "VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT")
+        self.shuffle = info.subgroup_shuffle and info.subgroup_size >= 4 and shuffle is not False
+        self.set_layout = ctx.descriptor_set_layout([
+            (0, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS),
+            (1, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
+            (2, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)])
+        self.layout = ctx.pipeline_layout(self.set_layout, 8)
+        self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS * 8),
+                                              (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16)], 8)
+        # created now, outside any ctx.scope(), so that they live as long as the runner
+        self._pipelines = {kernel: ctx.compute_pipeline(load_spv(self.variant(kernel)), self.layout,
+                                                        [info.subgroup_size])
+                           for kernel in ("fast", "general", "spd")}
+
+    def variant(self, kernel: str) -> str:
+        from .build_spirv import variant_name
+        return variant_name(kernel, self.fmt.name, self.shuffle)
+
+    def pipeline(self, kernel: str):
+        return self._pipelines[kernel]
+
+    # ---- checks -----------------------------------------------------------------------
+    def check_size(self, width: int, height: int, algorithm: str) -> None:
+        if width < 1 or height < 1:
+            raise ValueError(f"size: width and height must be >= 1, got {width}x{height}")
+        lim = self.ctx.info.max_image_dimension_2d
+        if width > lim or height > lim:
+            raise ValueError(f"size: {width}x{height} exceeds the device limit maxImageDimension2D = {lim}")
+        if algorithm == "spd" and (width > SPD_MAX_SIZE or height > SPD_MAX_SIZE):
+            raise ValueError(f"size: the single-pass downsampler takes at most {SPD_MAX_SIZE}x{SPD_MAX_SIZE}, "
+                             f"got {width}x{height}")
+
+    def check_algorithm(self, algorithm: str) -> None:
+        vk, ctx = self.vk, self.ctx
+        if algorithm not in ALGORITHMS:
+            raise ValueError(f"algorithm: must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
+        if algorithm == "blit":
+            if not ctx.info.queue_graphics:
+                raise NotSupported(f"device {ctx.info.name}: vkCmdBlitImage needs a graphics queue")
+            fmt_id = getattr(vk, self.fmt.vk_format_name)
+            need = (vk.VK_FORMAT_FEATURE_BLIT_SRC_BIT | vk.VK_FORMAT_FEATURE_BLIT_DST_BIT
+                    | vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)
+            ctx.require_format(fmt_id, need, "BLIT_SRC, BLIT_DST and SAMPLED_IMAGE_FILTER_LINEAR")
+
+    # ---- images -----------------------------------------------------------------------
+    def make_image(self, width: int, height: int) -> MipImage:
+        return MipImage(self, width, height)
+
+    def upload(self, img: MipImage, level0: np.ndarray, sentinel: float = -1.0) -> None:
+        """Level 0 from stored texels, levels 1.. cleared to `sentinel`; all in GENERAL."""
+        vk, ctx = self.vk, self.ctx
+        with ctx.scope():
+            data = np.ascontiguousarray(level0, dtype=self.fmt.storage_dtype)
+            staging = ctx.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
+            staging.write(data)
+            im = img.image
+
+            def record(cb):
+                im.barrier(cb, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+                           vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                           vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+                if img.levels > 1:
+                    color = vk.VkClearColorValue(float32=[sentinel, sentinel, sentinel, sentinel])
+                    rng = im.subresource_range(1)
+                    vk.vkCmdClearColorImage(cb, im.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, color, 1, [rng])
+                sub = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
+                                                  baseArrayLayer=0, layerCount=1)
+                region = vk.VkBufferImageCopy(bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+                                              imageSubresource=sub, imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                              imageExtent=vk.VkExtent3D(width=img.width, height=img.height, depth=1))
+                vk.vkCmdCopyBufferToImage(cb, staging.handle, im.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                          [region])
+                im.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
+                           vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                           vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
+                           | vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                           vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                           vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+
+            ctx.run(record)
+
+    def readback(self, img: MipImage) -> list[np.ndarray]:
+        vk, ctx = self.vk, self.ctx
+        sizes = img.level_bytes()
+        offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
+        with ctx.scope():
+            buf = ctx.buffer(int(offsets[-1]), vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible=True)
+            regions = []
+            for level, (w, h) in enumerate(img.sizes):
+                sub = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=level,
+                                                  baseArrayLayer=0, layerCount=1)
+                regions.append(vk.VkBufferImageCopy(bufferOffset=int(offsets[level]), bufferRowLength=0,
+                                                    bufferImageHeight=0, imageSubresource=sub,
+                                                    imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                                    imageExtent=vk.VkExtent3D(width=w, height=h, depth=1)))
+
+            def record(cb):
+                img.image.barrier(cb, vk.VK_IMAGE_LAYOUT_GENERAL, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                  vk.VK_ACCESS_SHADER_WRITE_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  vk.VK_ACCESS_TRANSFER_READ_BIT,
+                                  vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                  vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+                vk.vkCmdCopyImageToBuffer(cb, img.image.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf.handle,
+                                          len(regions), regions)
+                img.image.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
+                                  vk.VK_ACCESS_TRANSFER_READ_BIT,
+                                  vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT
+                                  | vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                  vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+
+            ctx.run(record)
+            raw = buf.read(int(offsets[-1]))
+        out = []
+        for level, (w, h) in enumerate(img.sizes):
+            chunk = raw[offsets[level]:offsets[level + 1]].view(self.fmt.storage_dtype)
+            out.append(chunk.reshape(h, w, self.fmt.channels))
+        return out
+
+    # ---- recording --------------------------------------------------------------------
+    def _push(self, cb, level: int, count: int) -> None:
+        vk = self.vk
+        data = vk.ffi.new("uint32_t[2]", [level, count])
+        vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, data)
+
+    def _bind(self, cb, kernel: str, img: MipImage) -> None:
+        vk = self.vk
+        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.pipeline(kernel))
+        vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.layout, 0, 1, [img.set], 0, None)
+
+    def _compute_barrier(self, cb) -> None:
+        vk = self.vk
+        self.ctx.memory_barrier(cb, vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+
+    def record_tiled(self, cb, img: MipImage, plan=None, after_dispatch=None) -> None:
+        """The plan's dispatches with a barrier between; `after_dispatch(cb, k)` e.g. writes a timestamp."""
+        vk = self.vk
+        current = None
+        for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
+            if k:
+                self._compute_barrier(cb)
+            if d.kernel != current:
+                self._bind(cb, d.kernel, img)
+                current = d.kernel
+            self._push(cb, d.input_level, d.levels)
+            gx, gy = split_groups(d.workgroups)
+            vk.vkCmdDispatch(cb, gx, gy, 1)
+            if after_dispatch is not None:
+                after_dispatch(cb, k)
+
+    def record_spd(self, cb, img: MipImage) -> None:
+        vk = self.vk
+        plan = spd_plan(img.width, img.height)
+        if plan.mips == 0:
+            return
+        vk.vkCmdFillBuffer(cb, img.counter.handle, 0, 4, 0)
+        self.ctx.memory_barrier(cb, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT,
+                                vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+        self._bind(cb, "spd", img)
+        self._push(cb, 0, plan.mips)
+        vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
+
+    def record_blit(self, cb, img: MipImage) -> None:
+        """The usual chain: level k-1 in TRANSFER_SRC, level k in TRANSFER_DST, one barrier a level."""
+        vk = self.vk
+        im = img.image
+        if img.levels == 1:
+            return
+        T = vk.VK_PIPELINE_STAGE_TRANSFER_BIT
+        im.barrier(cb, vk.VK_IMAGE_LAYOUT_GENERAL, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                   vk.VK_ACCESS_SHADER_WRITE_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_TRANSFER_READ_BIT,
+                   vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | T, T, 0, 1)
+        im.barrier(cb, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                   0, vk.VK_ACCESS_TRANSFER_WRITE_BIT, T, T, 1)
+        for level in range(1, img.levels):
+            (sw, sh), (dw, dh) = img.sizes[level - 1], img.sizes[level]
+            src = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=level - 1,
+                                              baseArrayLayer=0, layerCount=1)
+            dst = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=level,
+                                              baseArrayLayer=0, layerCount=1)
+            region = vk.VkImageBlit(srcSubresource=src,
+                                    srcOffsets=[vk.VkOffset3D(x=0, y=0, z=0), vk.VkOffset3D(x=sw, y=sh, z=1)],
+                                    dstSubresource=dst,
+                                    dstOffsets=[vk.VkOffset3D(x=0, y=0, z=0), vk.VkOffset3D(x=dw, y=dh, z=1)])
+            vk.vkCmdBlitImage(cb, im.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, im.handle,
+                              vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, [region], vk.VK_FILTER_LINEAR)
+            im.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                       vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_TRANSFER_READ_BIT, T, T, level, 1)
+        im.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_GENERAL,
+                   vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                   vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT | vk.VK_ACCESS_TRANSFER_READ_BIT
+                   | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                   T, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | T)
+
+    def record(self, cb, algorithm: str, img: MipImage) -> None:
+        {"tiled": self.record_tiled, "spd": self.record_spd, "blit": self.record_blit}[algorithm](cb, img)
+
+    def generate(self, algorithm: str, level0: np.ndarray) -> list[np.ndarray]:
+        """Upload level 0, generate the chain with `algorithm`, read every level back."""
+        h, w = level0.shape[:2]
+        self.check_algorithm(algorithm)
+        self.check_size(w, h, algorithm)
+        with self.ctx.scope():
+            img = self.make_image(w, h)
+            self.upload(img, level0)
+            self.ctx.run(lambda cb: self.record(cb, algorithm, img))
+            return self.readback(img)

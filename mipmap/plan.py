@@ -1,0 +1,107 @@
+"""Dispatch plans of the tiled generator (nvpro's rule) and of the single-pass downsampler.
+
+Tiled rule, per dispatch, with the current input level of size (w, h) and r levels left:
+
+* both w and h divisible by 4: the *fast* kernel; M = how often both halve evenly, capped at
+  min(6, r); 256-invocation workgroups, ``ceil(w*h/4096)`` of them for M = 6 (each
+  invocation reads 4x4 texels) and ``ceil(w*h/1024)`` otherwise (2x2 texels each);
+* otherwise the *general* kernel with M = min(2, r): M = 1 runs one invocation per output
+  texel in 128-invocation workgroups; M = 2 runs one 128-invocation workgroup per 8x8 tile
+  of level L+2 (overlapping input tiles, see tiled_model).
+
+Then w = max(1, w >> M), h = max(1, h >> M). A one-level image needs no dispatch.
+"""
+from __future__ import annotations
+
+import attrs
+
+from .reference import level_sizes
+
+FAST_LOCAL = 256
+GENERAL_LOCAL = 128
+GENERAL_TILE = 8  # L+2 tile edge of the general M = 2 kernel
+SPD_TILE = 64
+SPD_LOCAL = 256
+SPD_MAX_SIZE = 4096
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@attrs.frozen
+class Dispatch:
+    kernel: str  # "fast" or "general"
+    input_level: int
+    width: int  # size of the input level
+    height: int
+    levels: int  # M, levels written by this dispatch
+    workgroups: int
+    local_size: int
+
+    @property
+    def invocations(self) -> int:
+        return self.workgroups * self.local_size
+
+
+def fast_levels(width: int, height: int, remaining: int) -> int:
+    m = 0
+    while m < min(6, remaining) and width % (2 << m) == 0 and height % (2 << m) == 0:
+        m += 1
+    return m
+
+
+def tiled_plan(width: int, height: int) -> list[Dispatch]:
+    """The dispatches that generate levels 1.. of a width x height image."""
+    sizes = level_sizes(width, height)
+    plan: list[Dispatch] = []
+    level, w, h = 0, width, height
+    while level < len(sizes) - 1:
+        remaining = len(sizes) - 1 - level
+        if w % 4 == 0 and h % 4 == 0:
+            m = fast_levels(w, h, remaining)
+            groups = _ceil_div(w * h, 4096 if m == 6 else 1024)
+            plan.append(Dispatch("fast", level, w, h, m, groups, FAST_LOCAL))
+        else:
+            m = min(2, remaining)
+            dw, dh = sizes[level + m]
+            if m == 1:
+                groups = _ceil_div(dw * dh, GENERAL_LOCAL)
+            else:
+                groups = _ceil_div(dw, GENERAL_TILE) * _ceil_div(dh, GENERAL_TILE)
+            plan.append(Dispatch("general", level, w, h, m, groups, GENERAL_LOCAL))
+        level += m
+        w, h = sizes[level]
+    return plan
+
+
+@attrs.frozen
+class SpdPlan:
+    width: int
+    height: int
+    mips: int  # levels written, 1..12
+    groups_x: int
+    groups_y: int
+
+    @property
+    def workgroups(self) -> int:
+        return self.groups_x * self.groups_y
+
+    @property
+    def main_levels(self) -> int:
+        """Levels every workgroup writes from its 64x64 tile (1..6)."""
+        return min(6, self.mips)
+
+    @property
+    def tail_levels(self) -> int:
+        """Levels 7.. that the last workgroup writes from level 6 (0..6)."""
+        return self.mips - self.main_levels
+
+
+def spd_plan(width: int, height: int) -> SpdPlan:
+    """One dispatch of ceil(w/64) x ceil(h/64) workgroups; at most 4096 x 4096."""
+    if width > SPD_MAX_SIZE or height > SPD_MAX_SIZE:
+        raise ValueError(
+            f"size: the single-pass downsampler takes at most {SPD_MAX_SIZE}x{SPD_MAX_SIZE}, got {width}x{height}")
+    mips = len(level_sizes(width, height)) - 1
+    return SpdPlan(width, height, mips, _ceil_div(width, SPD_TILE), _ceil_div(height, SPD_TILE))

@@ -1,0 +1,185 @@
+// Shared declarations of the mipmap compute shaders (see mipmap/formats.py for the rules).
+// Build-time macros: one of FMT_R32F, FMT_RGBA16F, FMT_RGBA8, FMT_SRGBA8; USE_SHUFFLE 0/1;
+// COHERENT (empty or coherent); CLAMP_EDGES 1 where a kernel may address past a level's
+// edge (reads clamp, writes are dropped), 0 where its sizes divide exactly. Specialisation constant 0: the device's subgroup size.
+#extension GL_KHR_shader_subgroup_basic : require
+#if USE_SHUFFLE
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
+
+#define MAX_LEVELS 16
+#define TAB_UNORM 0
+#define TAB_SRGB 256
+#define TAB_THRESH 512
+#define TAB_RCP 768
+
+#if defined(FMT_RGBA8) || defined(FMT_SRGBA8)
+#define QUANT8 1
+layout(set = 0, binding = 0, rgba8ui) uniform COHERENT uimage2D levels[MAX_LEVELS];
+#elif defined(FMT_RGBA16F)
+layout(set = 0, binding = 0, rgba16f) uniform COHERENT image2D levels[MAX_LEVELS];
+#else
+layout(set = 0, binding = 0, r32f) uniform COHERENT image2D levels[MAX_LEVELS];
+#endif
+
+layout(set = 0, binding = 1, std430) readonly buffer Tables { float tab[]; };
+
+layout(push_constant) uniform Push { uint inputLevel; uint levelCount; } pc;
+
+layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
+
+// Levels are selected with constant indices (a switch): lavapipe lacks
+// shaderStorageImageArrayDynamicIndexing.
+#define FOR_LEVELS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
+
+ivec2 levelSize(uint level) {
+    switch (level) {
+#define SIZE_CASE(k) case k: return imageSize(levels[k]);
+        FOR_LEVELS(SIZE_CASE)
+    }
+    return ivec2(1);
+}
+
+#if defined(FMT_RGBA8) || defined(FMT_SRGBA8)
+uvec4 rawLoad(uint level, ivec2 p) {
+    switch (level) {
+#define LOAD_CASE(k) case k: return imageLoad(levels[k], p);
+        FOR_LEVELS(LOAD_CASE)
+    }
+    return uvec4(0);
+}
+void rawStore(uint level, ivec2 p, uvec4 v) {
+    switch (level) {
+#define STORE_CASE(k) case k: imageStore(levels[k], p, v); return;
+        FOR_LEVELS(STORE_CASE)
+    }
+}
+#else
+vec4 rawLoad(uint level, ivec2 p) {
+    switch (level) {
+#define LOAD_CASE(k) case k: return imageLoad(levels[k], p);
+        FOR_LEVELS(LOAD_CASE)
+    }
+    return vec4(0.0);
+}
+void rawStore(uint level, ivec2 p, vec4 v) {
+    switch (level) {
+#define STORE_CASE(k) case k: imageStore(levels[k], p, v); return;
+        FOR_LEVELS(STORE_CASE)
+    }
+}
+#endif
+
+#if QUANT8
+uint encodeUnorm(float v) {
+    precise float t = clamp(v, 0.0, 1.0) * 255.0 + 0.5;
+    return uint(t);
+}
+uint encodeSrgb(float v) {
+    // A first guess from the sRGB curve (pow is not exact), then moved to the exact answer:
+    // the number of thresholds t with t <= v (the thresholds increase).
+    float c = clamp(v, 0.0, 1.0);
+    float s = c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
+    uint k = uint(clamp(s * 255.0 + 0.5, 0.0, 255.0));
+    while (k < 255u && tab[TAB_THRESH + k] <= v) k++;
+    while (k > 0u && tab[TAB_THRESH + k - 1u] > v) k--;
+    return k;
+}
+uvec4 encode(vec4 v) {
+#ifdef FMT_SRGBA8
+    return uvec4(encodeSrgb(v.x), encodeSrgb(v.y), encodeSrgb(v.z), encodeUnorm(v.w));
+#else
+    return uvec4(encodeUnorm(v.x), encodeUnorm(v.y), encodeUnorm(v.z), encodeUnorm(v.w));
+#endif
+}
+// 1/255 rounded to float32 (0x3b808081): decode is one rounded product, as in formats.py
+#define UNORM_SCALE uintBitsToFloat(0x3b808081u)
+vec4 decode(uvec4 k) {
+    precise vec4 u = vec4(k) * UNORM_SCALE;
+#ifdef FMT_SRGBA8
+    return vec4(tab[TAB_SRGB + k.x], tab[TAB_SRGB + k.y], tab[TAB_SRGB + k.z], u.w);
+#else
+    return u;
+#endif
+}
+#endif
+
+#ifdef FMT_RGBA16F
+// float32 -> nearest float16 value (ties to even), computed exactly with integer and
+// power-of-two operations: packHalf2x16's rounding is implementation-defined (the NVIDIA
+// driver does not round to nearest even). The result is exactly representable in
+// float16, so the image store converts it without rounding.
+float toHalf(float x) {
+    uint u = floatBitsToUint(x);
+    uint a = u & 0x7fffffffu;
+    if (a >= 0x7f800000u) return x;                      // inf, nan
+    if (a >= 0x477ff000u) return uintBitsToFloat((u & 0x80000000u) | 0x7f800000u);  // >= 65520: inf
+    if (a < 0x38800000u) {                                // below 2^-14: float16 subnormal grid 2^-24
+        precise float s = roundEven(x * 16777216.0) * (1.0 / 16777216.0);
+        return s;
+    }
+    uint r = a + 0x0fffu + ((a >> 13) & 1u);             // round the 13 dropped bits to nearest even
+    return uintBitsToFloat((u & 0x80000000u) | (r & 0xffffe000u));
+}
+#endif
+
+// The value the next level sees: what a store followed by a load gives back.
+vec4 roundtrip(vec4 v) {
+#if QUANT8
+    return decode(encode(v));
+#elif defined(FMT_RGBA16F)
+    return vec4(toHalf(v.x), toHalf(v.y), toHalf(v.z), toHalf(v.w));
+#else
+    return v;
+#endif
+}
+
+vec4 loadTexel(uint level, ivec2 p) {
+#if CLAMP_EDGES
+    p = min(p, levelSize(level) - 1);
+#endif
+#if QUANT8
+    return decode(rawLoad(level, p));
+#else
+    return rawLoad(level, p);
+#endif
+}
+
+void storeTexel(uint level, ivec2 p, vec4 v) {
+#if CLAMP_EDGES
+    ivec2 s = levelSize(level);
+    if (p.x >= s.x || p.y >= s.y) return;
+#endif
+#if QUANT8
+    rawStore(level, p, encode(v));
+#else
+    rawStore(level, p, v);
+#endif
+}
+
+// 2x2 box, vertical pairs first: ((TL + BL) / 2 + (TR + BR) / 2) / 2
+vec4 reduce4(vec4 tl, vec4 tr, vec4 bl, vec4 br) {
+    precise vec4 r = ((tl + bl) * 0.5 + (tr + br) * 0.5) * 0.5;
+    return r;
+}
+
+// kernel size of one axis: 1 (copy), 2 (even) or 3 (odd)
+uint kernelSize(int d) { return d == 1 ? 1u : ((d & 1) == 0 ? 2u : 3u); }
+
+// one axis: output j of an input of size d with k taps
+vec4 taps(vec4 v0, vec4 v1, vec4 v2, uint k, int j, int d) {
+    if (k == 1u) return v0;
+    if (k == 2u) {
+        precise vec4 r2 = (v0 + v1) * 0.5;
+        return r2;
+    }
+    uint n = uint(d) >> 1;
+    float rcp = tab[TAB_RCP + n];
+    precise float w0 = rcp * float(n - uint(j));
+    precise float w1 = rcp * float(n);
+    precise float w2 = (1.0 - w0) - w1;
+    precise vec4 r3 = (w0 * v0 + w1 * v1) + w2 * v2;
+    return r3;
+}
+
+uint flatWorkgroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }

@@ -1,0 +1,308 @@
+"""Invocation-level model of the tiled generator's kernels (and the tile pass SPD shares).
+
+Every invocation of a dispatch is a lane of a numpy vector: its global index ``gid``, its
+workgroup, its local index, its team and its index ``i`` inside the team. The model runs
+the same steps as ``shaders/tile.glsl`` and ``shaders/general.glsl`` in the same float32
+operations, so the texels it writes are the texels the shader writes. A :class:`Trace`
+records which invocation read and wrote each texel and how every reduction stage moved its
+data (subgroup shuffle or shared memory).
+
+Fast kernel (input sizes divisible by 2^M, 256-invocation workgroups):
+
+* a team of 4^(M-p) invocations owns one 2^M x 2^M tile (p = 2 for M = 6, else p = 1);
+  tiles are numbered row-major and team t works on tile t;
+* invocation i of a team sits at ``morton(i)``: x takes bits 0, 2, 4, 6 of i and y bits
+  1, 3, 5, 7. With p = 1 it reduces the 2x2 texels under its level-L+1 texel; with p = 2
+  it reduces a 4x4 block to a 2x2 of L+1 and then to one texel of L+2;
+* stage s (step 4^s) combines the values of lanes i, i^step, i^2step, i^3step (right,
+  below, below-right neighbours in Morton order) in lanes with ``i % (4 step) == 0``,
+  through ``subgroupShuffleXor`` when 4 step <= the subgroup size (and shuffles are
+  supported), otherwise through shared memory and a workgroup barrier.
+
+General kernel (any size, 128-invocation workgroups): M = 1 is one invocation per output
+texel; M = 2 gives each workgroup an 8x8 tile of L+2, for which it computes the up to
+17x17 texels of L+1 under it (neighbouring tiles overlap by one texel of L+1 and three
+of L; the overlap is computed, and stored, twice with the same value), keeps them in
+shared memory and, after a barrier, reduces them with 64 invocations.
+
+Every 2x2 reduction is ``((TL + BL) * 0.5 + (TR + BR) * 0.5) * 0.5``: the vertical pass
+first, as in the reference. Reads are clamped to the level's bounds and a partner past the
+right or bottom edge is replaced by its left or upper neighbour (this only happens in the
+single-pass downsampler, whose sizes need not divide).
+"""
+from __future__ import annotations
+
+import attrs
+import numpy as np
+
+from .formats import F32, Format, decode, encode
+from .plan import FAST_LOCAL, GENERAL_LOCAL, GENERAL_TILE, Dispatch, tiled_plan
+from .reference import axis_weights, level_sizes
+
+GENERAL_SHARED = 2 * GENERAL_TILE + 1  # 17: the L+1 tile edge of the general M = 2 kernel
+
+
+def morton_decode(i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """x from bits 0, 2, 4, 6 and y from bits 1, 3, 5, 7 of i."""
+    i = np.asarray(i)
+    x = np.zeros_like(i)
+    y = np.zeros_like(i)
+    for b in range(4):
+        x |= ((i >> (2 * b)) & 1) << b
+        y |= ((i >> (2 * b + 1)) & 1) << b
+    return x, y
+
+
+@attrs.define
+class Trace:
+    """Which invocation touched each texel. One int array per level, shaped like the level."""
+    sizes: list
+    writes: list = attrs.field(init=False)
+    writer: list = attrs.field(init=False)
+    reads: list = attrs.field(init=False)
+    stages: list = attrs.field(factory=list)  # (level, "shuffle" | "shared", masks)
+
+    def __attrs_post_init__(self):
+        self.writes = [np.zeros((h, w), np.int64) for w, h in self.sizes]
+        self.writer = [np.full((h, w), -1, np.int64) for w, h in self.sizes]
+        self.reads = [np.zeros((h, w), np.int64) for w, h in self.sizes]
+
+    def read(self, level, x, y, gid, mask):
+        np.add.at(self.reads[level], (y[mask], x[mask]), 1)
+
+    def write(self, level, x, y, gid, mask):
+        np.add.at(self.writes[level], (y[mask], x[mask]), 1)
+        self.writer[level][y[mask], x[mask]] = gid[mask]
+
+
+@attrs.frozen
+class Device:
+    """The properties that choose a kernel's data path."""
+    subgroup_size: int = 32
+    shuffle: bool = True
+
+    def uses_shuffle(self, step: int) -> bool:
+        return self.shuffle and 4 * step <= self.subgroup_size
+
+
+def reduce4(tl, tr, bl, br):
+    h = F32(0.5)
+    return ((tl + bl) * h + (tr + br) * h) * h
+
+
+@attrs.frozen
+class Lanes:
+    """Invocations of a tile pass: gid, workgroup, local index, team index i, tile origin."""
+    gid: np.ndarray
+    wg: np.ndarray
+    local: np.ndarray
+    i: np.ndarray
+    ox: np.ndarray  # tile origin in the input level
+    oy: np.ndarray
+    active: np.ndarray
+
+
+class Machine:
+    """Level values (decoded float32, H x W x C) plus the format round trip and the trace."""
+
+    def __init__(self, values: list, fmt: Format, trace: Trace | None):
+        self.values = values
+        self.fmt = fmt
+        self.trace = trace
+
+    def size(self, level):
+        h, w = self.values[level].shape[:2]
+        return w, h
+
+    def roundtrip(self, v):
+        return decode(encode(v, self.fmt), self.fmt)
+
+    def load(self, level, x, y, gid, mask):
+        w, h = self.size(level)
+        cx, cy = np.minimum(x, w - 1), np.minimum(y, h - 1)
+        if self.trace is not None:
+            self.trace.read(level, cx, cy, gid, mask)
+        return self.values[level][cy, cx]
+
+    def store(self, level, x, y, v, gid, mask):
+        w, h = self.size(level)
+        mask = mask & (x < w) & (y < h)
+        self.values[level][y[mask], x[mask]] = v[mask]
+        if self.trace is not None:
+            self.trace.write(level, x, y, gid, mask)
+
+
+def tile_pass(m: Machine, lanes: Lanes, level: int, levels: int, pre: int, device: Device) -> None:
+    """Levels level+1 .. level+levels of the tiles (see the module docstring)."""
+    gid, act = lanes.gid, lanes.active
+    tx, ty = morton_decode(lanes.i)
+    if pre == 1:
+        x1, y1 = (lanes.ox >> 1) + tx, (lanes.oy >> 1) + ty
+        quad = [m.load(level, 2 * x1 + a, 2 * y1 + b, gid, act) for a, b in ((0, 0), (1, 0), (0, 1), (1, 1))]
+        cur = m.roundtrip(reduce4(*quad))
+        m.store(level + 1, x1, y1, cur, gid, act)
+        cx, cy, cl = x1, y1, level + 1
+    else:
+        x2, y2 = (lanes.ox >> 2) + tx, (lanes.oy >> 2) + ty
+        sub = {}
+        for a, b in ((0, 0), (1, 0), (0, 1), (1, 1)):
+            x1, y1 = 2 * x2 + a, 2 * y2 + b
+            quad = [m.load(level, 2 * x1 + c, 2 * y1 + d, gid, act) for c, d in ((0, 0), (1, 0), (0, 1), (1, 1))]
+            sub[a, b] = m.roundtrip(reduce4(*quad))
+            m.store(level + 1, x1, y1, sub[a, b], gid, act)
+        cx, cy, cl = x2, y2, level + 1
+        if levels == 1:
+            return
+        cur = m.roundtrip(_combine(m, cl, cx, cy, sub[0, 0], sub[1, 0], sub[0, 1], sub[1, 1]))
+        cl += 1
+        m.store(cl, cx, cy, cur, gid, act)
+    for s in range(levels - pre):
+        step = 4 ** s
+        writer = lanes.i % (4 * step) == 0
+        pos = np.arange(len(gid))  # lanes are contiguous and team-aligned
+        if device.uses_shuffle(step):
+            sg = device.subgroup_size
+            for k in (1, 2, 3):
+                assert np.all((lanes.local ^ (k * step)) // sg == lanes.local // sg)
+            nb = [cur[pos ^ (k * step)] for k in (1, 2, 3)]
+            mech = "shuffle"
+        else:  # shared memory: every lane stores its value, barrier, writers read three slots
+            shared = np.zeros((lanes.wg.max() + 1, FAST_LOCAL) + cur.shape[1:], F32)
+            shared[lanes.wg, lanes.local] = cur
+            nb = [shared[lanes.wg, lanes.local ^ (k * step)] for k in (1, 2, 3)]
+            mech = "shared"
+        if m.trace is not None:
+            m.trace.stages.append((cl + 1, mech, (step, 2 * step, 3 * step)))
+        cx, cy = cx >> 1, cy >> 1
+        v = m.roundtrip(_combine(m, cl, cx, cy, cur, nb[0], nb[1], nb[2]))
+        cl += 1
+        m.store(cl, cx, cy, v, gid, act & writer)
+        cur = np.where(writer[:, None], v, cur)
+
+
+def _combine(m: Machine, src_level, ox, oy, tl, tr, bl, br):
+    """reduce4 of the four level-src texels under (ox, oy), edge partners replaced."""
+    w, h = m.size(src_level)
+    xo = (2 * ox + 1 >= w)[:, None]
+    yo = (2 * oy + 1 >= h)[:, None]
+    tr = np.where(xo, tl, tr)
+    br = np.where(xo, bl, br)
+    bl = np.where(yo, tl, bl)
+    br = np.where(yo, tr, br)
+    return reduce4(tl, tr, bl, br)
+
+
+def fast_lanes(d: Dispatch) -> tuple[Lanes, int]:
+    pre = 2 if d.levels == 6 else 1
+    team_log = 2 * (d.levels - pre)
+    gid = np.arange(d.invocations)
+    team = gid >> team_log
+    tiles_x = d.width >> d.levels
+    tiles_y = d.height >> d.levels
+    ox = (team % tiles_x) << d.levels
+    oy = (team // tiles_x) << d.levels
+    lanes = Lanes(gid, gid // FAST_LOCAL, gid % FAST_LOCAL, gid & ((1 << team_log) - 1), ox, oy,
+                  (team // tiles_x) < tiles_y)
+    return lanes, pre
+
+
+def _taps(m: Machine, level, x, y, gid, mask, wx, wy):
+    """Separable filter at output (x, y) of level+1: vertical per column, then horizontal."""
+    kx, ky = wx.shape[1], wy.shape[1]
+    sx = 2 * x if kx > 1 else x
+    sy = 2 * y if ky > 1 else y
+    cols = []
+    for c in range(kx):
+        col = [m.load(level, sx + c, sy + r, gid, mask) for r in range(ky)]
+        cols.append(_apply(col, wy, y))
+    return _apply(cols, wx, x)
+
+
+def _apply(vals, w, j):
+    k = w.shape[1]
+    if k == 1:
+        return vals[0]
+    if k == 2:
+        return (vals[0] + vals[1]) * F32(0.5)
+    wj = w[np.minimum(j, w.shape[0] - 1)]
+    return (wj[:, 0:1] * vals[0] + wj[:, 1:2] * vals[1]) + wj[:, 2:3] * vals[2]
+
+
+def general_pass(m: Machine, d: Dispatch) -> None:
+    L = d.input_level
+    w0, h0 = m.size(L)
+    w1, h1 = m.size(L + 1)
+    wx0, wy0 = axis_weights(w0, np.float32), axis_weights(h0, np.float32)
+    gid = np.arange(d.invocations)
+    if d.levels == 1:
+        x, y = gid % w1, gid // w1
+        act = gid < w1 * h1
+        x, y = np.where(act, x, 0), np.where(act, y, 0)
+        v = m.roundtrip(_taps(m, L, x, y, gid, act, wx0, wy0))
+        m.store(L + 1, x, y, v, gid, act)
+        return
+    w2, h2 = m.size(L + 2)
+    wx1, wy1 = axis_weights(w1, np.float32), axis_weights(h1, np.float32)
+    gx = -(-w2 // GENERAL_TILE)
+    n = GENERAL_SHARED
+    shared = np.zeros((d.workgroups, n, n) + m.values[L].shape[2:], F32)
+    # fill: 128 invocations cover the 17 x 17 tile of L+1 in three rounds
+    for r in range(-(-n * n // GENERAL_LOCAL)):
+        idx = gid % GENERAL_LOCAL + r * GENERAL_LOCAL
+        wg = gid // GENERAL_LOCAL
+        ix, iy = idx % n, idx // n
+        x = (wg % gx) * 2 * GENERAL_TILE + ix
+        y = (wg // gx) * 2 * GENERAL_TILE + iy
+        rx = 2 * (GENERAL_TILE - 1) + wx1.shape[1]
+        ry = 2 * (GENERAL_TILE - 1) + wy1.shape[1]
+        act = (idx < n * n) & (ix < rx) & (iy < ry) & (x < w1) & (y < h1)
+        xs, ys = np.where(act, x, 0), np.where(act, y, 0)
+        v = m.roundtrip(_taps(m, L, xs, ys, gid, act, wx0, wy0))
+        m.store(L + 1, xs, ys, v, gid, act)
+        shared[wg[act], iy[act], ix[act]] = v[act]
+    # barrier, then 64 invocations reduce the shared tile to the 8 x 8 tile of L+2
+    li = gid % GENERAL_LOCAL
+    wg = gid // GENERAL_LOCAL
+    ox, oy = li % GENERAL_TILE, li // GENERAL_TILE
+    x = (wg % gx) * GENERAL_TILE + ox
+    y = (wg // gx) * GENERAL_TILE + oy
+    act = (li < GENERAL_TILE * GENERAL_TILE) & (x < w2) & (y < h2)
+    xs, ys = np.where(act, x, 0), np.where(act, y, 0)
+    kx, ky = wx1.shape[1], wy1.shape[1]
+    bx = 2 * ox if kx > 1 else ox
+    by = 2 * oy if ky > 1 else oy
+    wgs = np.where(act, wg, 0)
+    cols = []
+    for c in range(kx):
+        col = [shared[wgs, np.minimum(by + r, n - 1), np.minimum(bx + c, n - 1)] for r in range(ky)]
+        cols.append(_apply(col, wy1, ys))
+    v = m.roundtrip(_apply(cols, wx1, xs))
+    m.store(L + 2, xs, ys, v, gid, act)
+
+
+def run_dispatch(m: Machine, d: Dispatch, device: Device) -> None:
+    if d.kernel == "fast":
+        lanes, pre = fast_lanes(d)
+        tile_pass(m, lanes, d.input_level, d.levels, pre, device)
+    else:
+        general_pass(m, d)
+
+
+def empty_chain(level0_values: np.ndarray) -> list:
+    h, w = level0_values.shape[:2]
+    rest = level_sizes(w, h)[1:]
+    return [level0_values] + [np.full((hh, ww) + level0_values.shape[2:], np.nan, F32) for ww, hh in rest]
+
+
+def tiled_chain(level0: np.ndarray, fmt: Format, device: Device = Device(),
+                trace: bool = False) -> tuple[list, Trace | None]:
+    """Run the whole tiled plan on stored level-0 texels; returns stored levels and trace."""
+    level0 = np.asarray(level0)
+    h, w = level0.shape[:2]
+    values = empty_chain(decode(level0, fmt))
+    tr = Trace(level_sizes(w, h)) if trace else None
+    m = Machine(values, fmt, tr)
+    for d in tiled_plan(w, h):
+        run_dispatch(m, d, device)
+    return [level0] + [encode(v, fmt) for v in values[1:]], tr
+

@@ -1,0 +1,58 @@
+"""Dispatch plans."""
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mipmap.plan import spd_plan, tiled_plan
+from mipmap.reference import level_sizes
+
+
+@settings(deadline=None)
+@given(st.integers(1, 20000), st.integers(1, 20000))
+def test_tiled_plan_makes_every_level_once(w, h):
+    plan = tiled_plan(w, h)
+    sizes = level_sizes(w, h)
+    level = 0
+    for d in plan:
+        assert d.input_level == level and (d.width, d.height) == sizes[level]
+        if d.kernel == "fast":
+            assert 1 <= d.levels <= 6 and w >= 1
+            assert d.width % (1 << d.levels) == 0 and d.height % (1 << d.levels) == 0
+            assert d.workgroups * 256 * (16 if d.levels == 6 else 4) >= d.width * d.height
+        else:
+            assert d.levels in (1, 2)
+        level += d.levels
+    assert level == len(sizes) - 1
+
+
+# nvpro's rule applied to the sizes of ../shared/design/compute-mipmap.md section 1.2
+@pytest.mark.parametrize("size,want", [
+    ((4096, 4096), [("fast", 0, 6, 4096), ("fast", 6, 6, 1)]),
+    ((8192, 8192), [("fast", 0, 6, 16384), ("fast", 6, 6, 4), ("general", 12, 1, 1)]),
+    ((2048, 2048), [("fast", 0, 6, 1024), ("fast", 6, 5, 1)]),
+    ((1920, 1080), [("fast", 0, 3, 2025), ("general", 3, 2, None), ("general", 5, 2, None),
+                    ("general", 7, 2, None), ("general", 9, 1, None)]),
+    ((4095, 4095), [("general", 0, 2, None)] * 5 + [("general", 10, 1, None)]),
+    ((2052, 2052), [("fast", 0, 2, None), ("general", 2, 2, None), ("fast", 4, 6, None), ("general", 10, 1, None)]),
+])
+def test_known_plans(size, want):
+    plan = tiled_plan(*size)
+    assert len(plan) == len(want)
+    for d, (kernel, level, m, groups) in zip(plan, want):
+        assert d.kernel == kernel and d.levels == m
+        if kernel == "fast" or level:
+            assert d.input_level == level
+        if groups is not None:
+            assert d.workgroups == groups
+
+
+def test_one_texel_needs_no_dispatch():
+    assert tiled_plan(1, 1) == []
+
+
+def test_spd_plan_and_limit():
+    p = spd_plan(4096, 4096)
+    assert (p.groups_x, p.groups_y, p.mips, p.main_levels, p.tail_levels) == (64, 64, 12, 6, 6)
+    assert spd_plan(7, 4).mips == 2
+    with pytest.raises(ValueError, match="at most 4096x4096"):
+        spd_plan(4097, 16)

@@ -1,0 +1,92 @@
+"""Mip chains made on the device, compared level by level with the models (validation layer on)."""
+import numpy as np
+import pytest
+
+from mipmap.compare import compare_chain
+from mipmap.formats import FORMATS, random_level0
+from mipmap.gpu import MipmapRunner
+from mipmap.reference import stored_chain
+from mipmap.spd_model import spd_reference
+
+# each size exercises a distinct plan: fast M = 6; fast M = 3 then general M = 2; general only
+# (3-tap everywhere); a 1-wide image; a non-square power of two (SPD's edge case); a mixed plan
+SIZES = [(64, 64), (24, 40), (63, 37), (1, 7), (128, 32), (300, 200)]
+
+
+@pytest.fixture(scope="module")
+def runners(vk_ctx):
+    return {}
+
+
+def runner_for(vk, runners, fmt_name, shuffle):
+    key = (fmt_name, shuffle)
+    if key not in runners:
+        r = MipmapRunner(vk, FORMATS[fmt_name], shuffle=None if shuffle else False)
+        if shuffle and not r.shuffle:
+            pytest.skip("device has no subgroup shuffle")
+        runners[key] = r
+    return runners[key]
+
+
+# every format on the device's own path; the forced shared-memory path for two formats
+CASES = [(f, True) for f in sorted(FORMATS)] + [("r32f", False), ("srgba8", False)]
+
+
+@pytest.mark.parametrize("fmt_name,shuffle", CASES, ids=[f"{f}-{'shuffle' if s else 'shared'}" for f, s in CASES])
+@pytest.mark.parametrize("algorithm", ["tiled", "spd"])
+def test_device_matches_model(vk, runners, fmt_name, algorithm, shuffle):
+    fmt = FORMATS[fmt_name]
+    runner = runner_for(vk, runners, fmt_name, shuffle)
+    for w, h in SIZES:
+        level0 = random_level0(w, h, fmt, seed=w * 31 + h)
+        got = runner.generate(algorithm, level0)
+        model = spd_reference(level0, fmt) if algorithm == "spd" else stored_chain(level0, fmt)
+        cmp = compare_chain(got, model, fmt)
+        assert cmp.ok, f"{algorithm} {w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
+        assert np.array_equal(got[0], level0)
+
+
+def test_r32f_is_bit_exact_on_both_paths(vk, runners):
+    fmt = FORMATS["r32f"]
+    level0 = random_level0(96, 80, fmt, seed=5)  # fast M = 4 (two shuffle stages) then general
+    want = stored_chain(level0, fmt)
+    for shuffle in (True, False):
+        got = runner_for(vk, runners, "r32f", shuffle).generate("tiled", level0)
+        for g, r in zip(got, want):
+            assert np.array_equal(g.view(np.uint32), r.view(np.uint32))
+
+
+def test_blit_chain_runs_and_is_a_box_filter_only_for_even_sizes(vk, runners):
+    fmt = FORMATS["r32f"]
+    runner = runner_for(vk, runners, "r32f", True)
+    pot = random_level0(32, 16, fmt, seed=1)
+    got = runner.generate("blit", pot)
+    for g, r in zip(got, stored_chain(pot, fmt)):
+        assert np.allclose(g, r, rtol=0, atol=1e-6)
+    npot = random_level0(7, 5, fmt, seed=1)
+    got = runner.generate("blit", npot)
+    assert not all(np.allclose(g, r, atol=1e-3) for g, r in zip(got, stored_chain(npot, fmt)))
+
+
+def test_stale_levels_cannot_pass(vk, runners):
+    """Levels 1.. are cleared to -1 before a run, so a kernel that skipped a texel would fail."""
+    fmt = FORMATS["r32f"]
+    runner = runner_for(vk, runners, "r32f", True)
+    with vk.scope():
+        img = runner.make_image(9, 6)
+        runner.upload(img, random_level0(9, 6, fmt))
+        levels = runner.readback(img)
+    assert all(np.all(lvl == -1.0) for lvl in levels[1:])
+
+
+def test_size_and_algorithm_errors(vk, runners):
+    runner = runner_for(vk, runners, "r32f", True)
+    with pytest.raises(ValueError, match="size: width and height must be >= 1"):
+        runner.check_size(0, 4, "tiled")
+    lim = vk.info.max_image_dimension_2d
+    with pytest.raises(ValueError, match="maxImageDimension2D"):
+        runner.check_size(lim + 1, 4, "tiled")
+    with pytest.raises(ValueError, match="at most 4096x4096"):
+        runner.check_size(4097, 4, "spd")
+    with pytest.raises(ValueError, match="algorithm"):
+        runner.check_algorithm("bogus")
