@@ -15,7 +15,7 @@ import attrs
 
 from fdm.geometry import Rect
 
-from .solver import APRON_SIZE, SubsampledLayout, SubsampledTile, solver_bin_offsets
+from .solver import APRON_SIZE, SubsampledLayout, SubsampledTile
 
 Pair = Tuple[int, int]
 FRect = Tuple[float, float, float, float]   # x0, y0, x1, y1 (half-open), source pixels
@@ -149,11 +149,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
         return ()
     plan = layout.plan
     view = min(layer, plan.scenario.views - 1)
-    if offsets_under_shared_viewport is None:
-        b_o = layout.bin_offset(view)
-    else:
-        bo = solver_bin_offsets(plan, offsets_under_shared_viewport)
-        b_o = bo[view] if bo is not None else (0, 0)
+    b_o = layout.emit_bin_offset(view, offsets_under_shared_viewport)
     T = layout.tile_size
     tcw, tch = layout.tile_count
     grid = plan.grid

@@ -17,7 +17,7 @@ import numpy as np
 
 from fdm.cmath import F32
 
-from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, solver_bin_offsets
+from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout
 
 Pair = Tuple[int, int]
 FPair = Tuple[np.float32, np.float32]
@@ -98,11 +98,7 @@ def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_e
     size0 = (layout.width0, layout.height0)
     if not layout.solved:
         return fallback_metadata(ext, size0, layer, view)
-    if offsets_under_shared_viewport is None:
-        b_o = layout.bin_offset(view)
-    else:
-        bo = solver_bin_offsets(plan, offsets_under_shared_viewport)
-        b_o = bo[view] if bo is not None else (0, 0)
+    b_o = layout.emit_bin_offset(view, offsets_under_shared_viewport)
     T = layout.tile_size
     tcw, tch = layout.tile_count
     r = size_ratio(ext, size0)

@@ -166,6 +166,15 @@ class SubsampledLayout:
     def bin_offset(self, view: int) -> Pair:
         return self.bin_offsets[view] if self.bin_offsets is not None else (0, 0)
 
+    def emit_bin_offset(self, view: int, offsets_under_shared_viewport: Optional[str] = None) -> Pair:
+        """``b_o`` as ``tu_emit_subsampled`` hands it to the metadata and apron code: the solver's
+        by default, or per ``offsets_under_shared_viewport`` (``"real"`` models pop-os @ 4ff7b570,
+        which passes the real offsets even under a shared viewport)."""
+        if offsets_under_shared_viewport is None:
+            return self.bin_offset(view)
+        bo = solver_bin_offsets(self.plan, offsets_under_shared_viewport)
+        return bo[view] if bo is not None else (0, 0)
+
 
 def image_size0(plan: RenderPassPlan) -> Pair:
     """``width0 x height0`` of an image exactly covered by the framebuffer (``tu_image_init``):
