@@ -174,7 +174,10 @@ def test_generated_error_within_bound(p):
         # the findings of test_detached_*: leave out the framebuffer edges that are not at the
         # subsampled image's edge
         W, H = p.scenario.framebuffer
-        for _, side, _ in detached_image_edges(L, view):
+        detached = detached_image_edges(L, view)
+        if detached:
+            event("finding: detached image edge")
+        for _, side, _ in detached:
             axis = 0 if side in ("left", "right") else 1
             c, f = pts[axis], rec.frag_max[axis]
             keep = c >= f if side in ("left", "top") else c <= (W, H)[axis] - f
@@ -380,3 +383,19 @@ def test_merged_stick_tile_breaks_linear_at_a_skipped_edge():
     r = compare(rec, "linear", "clamp_to_edge", exclude_contested=True)
     print(f"\nmerged stick tile: linear max(error - bound) {r.max_excess:.4f} at {r.worst_excess}")
     assert not r.ok and 95.5 < r.worst_excess[0] < 96 and 32 <= r.worst_excess[1] < 64
+
+
+def test_older_apron_revision_misses_corner_aprons_on_demo():
+    """The older adjacency test (sailfish @ 9429b474: ``t.x + t.w == o.x`` only) skips corner
+    pairs whose y ranges are apart, e.g. view 0 (2,2)/(3,0): their 2x2 corner aprons are missing
+    and LINEAR at the corner exceeds the bound; the newest revision (overlap/touch) makes them."""
+    p, L = demo()
+    for view in range(2):
+        new = set(demo_view(view).aprons)
+        rec = reconstruct_view(p, L, view, revision="older")
+        missing = new - set(rec.aprons)
+        assert missing and all(a.dst.w == a.dst.h == 2 for a in missing)
+        r = compare(rec, "linear", "clamp_to_edge", samples=20_000)
+        print(f"\ndemo view {view}, older aprons: {len(missing)} corner aprons missing, "
+              f"max(error - bound) {r.max_excess:.4f} at {r.worst_excess}")
+        assert not r.ok
