@@ -6,6 +6,8 @@ import html
 import os
 from typing import List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from fdm.plan import RenderPassPlan
 from fdm.report import plan_table
 from .aprons import tu_calc_subsampled_aprons
@@ -41,16 +43,34 @@ def layout_summary(layout: SubsampledLayout) -> str:
             f"{shifts} shifts, {unsub} un-subsample steps, {border} border (stick) tiles")
 
 
-def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int):
-    """(image, error, note) from the CPU reconstruction, or None where it is not available."""
-    try:
-        from . import reconstruct
-    except ImportError:
-        return None
-    fn = getattr(reconstruct, "reconstruction_images", None)
-    if fn is None:
-        return None
-    return fn(plan, layout, view)
+def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int) -> List[Tuple[str, Canvas, str]]:
+    """(c): the image in memory, the reconstruction sampled through the metadata transform and
+    its error against the expanded image, from the CPU reconstruction."""
+    from .reconstruct import reconstruction_images
+    im = reconstruction_images(plan, layout, view)
+    lo, hi = float(np.nanmin(im.scene)), float(np.nanmax(im.scene))
+    span = (hi - lo) or 1.0
+    err = np.nan_to_num(im.error, nan=0.0)
+    worst = float(err.max())
+    note = f"largest |error| {worst:.4g} (scene range {span:.3g}); white = 0"
+    return [
+        (f"memory_v{view}", raster_picture(f"(c) view {view}: subsampled image in memory after the apron blits "
+                                           f"({layout.width0}x{layout.height0})", _gray(im.subsampled, lo, span)),
+         "(c) subsampled image contents"),
+        (f"reconstruction_v{view}", raster_picture(f"(c) view {view}: sampled through the metadata transform "
+                                                   f"(LINEAR, clamp to edge)", _gray(im.reconstructed, lo, span)),
+         "(c) reconstruction"),
+        (f"error_v{view}", raster_picture(f"(c) view {view}: |subsampled - expanded| sampling error", heat_rgb(err),
+                                          note), "(c) error heat map"),
+    ]
+
+
+def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
+    """Scene values to grey levels; NaN (nothing rendered there) shows as pale blue."""
+    a = np.asarray(a, dtype=np.float64)
+    g = to_rgb8((np.nan_to_num(a, nan=lo) - lo) / span)
+    g[np.isnan(a)] = (210, 225, 240)
+    return g
 
 
 def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[int]] = None) -> List[str]:
@@ -67,15 +87,8 @@ def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[in
                        or a.dst.y + a.dst.h > layout.height0)
         pictures.append((f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"))
         pictures.append((f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image"))
-        rec = _reconstruction(plan, layout, v)
-        if rec is not None:
-            image, error, note = rec
-            pictures.append((f"reconstruction_v{v}", raster_picture(
-                f"(c) view {v}: sampled through the metadata transform (LINEAR)", to_rgb8(image)),
-                "(c) reconstruction"))
-            pictures.append((f"error_v{v}", raster_picture(
-                f"(c) view {v}: |subsampled - expanded| (LINEAR, clamp to edge)", heat_rgb(error), note),
-                "(c) error heat map"))
+        if layout.solved:
+            pictures += _reconstruction(plan, layout, v)
     table = plan_table(plan)
     summary = layout_summary(layout)
     if outside:
