@@ -9,8 +9,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
     from fdm.errors import ScenarioError
     from fdm.plan import plan_render_pass
     from fdm.scenario import load_scenario
-    from .report import layout_summary, write_layout
-    from .solver import tu_calc_subsampled
+    from .report import write_layout
     plan = plan_render_pass(load_scenario(args.scenario))
     views = None
     if args.view is not None:
@@ -18,11 +17,11 @@ def cmd_layout(args: argparse.Namespace) -> int:
             raise ScenarioError("--view", f"must be in [0, {plan.scenario.views - 1}], got {args.view}")
         views = [args.view]
     try:
-        files = write_layout(plan, args.out, views)
+        files, summary = write_layout(plan, args.out, views)
     except AssertionError as e:
         # a driver assertion (e.g. calc_shared_vert_edge) would fire for this scenario
         raise ScenarioError("scenario", f"turnip would hit an assertion while laying it out: {e}") from None
-    print(layout_summary(tu_calc_subsampled(plan)))
+    print(summary)
     print(f"wrote {len(files)} files to {args.out} (open {args.out}/index.html)")
     return 0
 

@@ -73,10 +73,12 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return g
 
 
-def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[int]] = None) -> List[str]:
+def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[int]] = None
+                 ) -> Tuple[List[str], str]:
     """Solve the subsampled layout of ``plan`` and write, per view, (a) framebuffer bins,
     (b) the subsampled image and (c) the reconstruction and its error, as SVG and PNG, plus
-    ``layout.txt`` and ``index.html``.  Everything is computed before the first file is written."""
+    ``layout.txt`` and ``index.html``.  Everything is computed before the first file is written.
+    Returns the files written and the one-line layout summary."""
     layout = tu_calc_subsampled(plan)
     views = list(range(plan.scenario.views)) if views is None else list(views)
     pictures = []
@@ -104,7 +106,7 @@ def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[in
     _write_bytes(txt, (summary + "\n\n" + _layout_table(layout) + "\n").encode("utf-8"))
     index = os.path.join(out_dir, "index.html")
     _write_bytes(index, _html(plan, summary, table, _layout_table(layout), rows).encode("utf-8"))
-    return written + [txt, index]
+    return written + [txt, index], summary
 
 
 def _layout_table(layout: SubsampledLayout) -> str:
