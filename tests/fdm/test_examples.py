@@ -358,3 +358,17 @@ def test_non_power_of_two_frag_area_is_refused():
         tu_fdm_per_bin_offset((3, 1), (6, 8), (0, 0))
     with pytest.raises(ValueError, match="powers of two"):
         hw_bin_offset((192, 160), (2, 6))
+
+
+def test_11_1_load_and_store_rectangles():
+    # fdm_apply_load_coords: GMEM destination in LRZ space [b_cs - o', + B/fa); source = the bin.
+    # fdm_apply_store_coords: GMEM [b_cs, b_cs + B/fa) upscaled to the bin (inclusive corners).
+    t = tile(plan_render_pass(scenario()), (1, 1))
+    b = t.blits[0]
+    assert b.load_dst == (96, 80, 96, 80) and b.load_src == (192, 160, 192, 160)
+    assert b.store_src == ((192, 160), (287, 239)) and b.store_dst == ((192, 160), (383, 319))
+    # with offsets, first column: bin (0, 144 .. ) of width 40 -> 20 GMEM pixels at b_cs - o' = (0, 80)
+    p = plan_render_pass(scenario(fdm_offset_create_flag=True, fdm_offsets=[[40, -16]]))
+    b = tile(p, (0, 1)).blits[0]
+    assert b.load_dst == (0, 80, 20, 80) and b.load_src == (0, 144, 40, 160)
+    assert b.store_src == ((0, 160), (19, 239)) and b.store_dst == ((0, 144), (39, 303))
