@@ -121,7 +121,7 @@ def subsampled_picture(layout: SubsampledLayout, view: int, aprons: Sequence[Apr
                           fill=fa_color(fa) if sub or tuple(t.frag_areas[view]) == (1, 1) else UNSUB,
                           stroke=(60, 60, 60), dash=not sub and tuple(t.frag_areas[view]) != (1, 1)))
         if r.w * s > 30 and r.h * s > 24:
-            tag = "shift" if t.cell in shifted else ("unsub" if t.cell in unsub else "")
+            tag = ", ".join(k for k, cells in (("shifted", shifted), ("un-subsampled", unsub)) if t.cell in cells)
             cx, cy = ox + (r.x + r.w / 2) * s, oy + (r.y + r.h / 2) * s
             shapes.append(Label(cx, cy, f"{t.pos[0]},{t.pos[1]}", 10, anchor="middle"))
             if tag:
