@@ -24,11 +24,6 @@ def c_div(a: int, b: int) -> int:
     return q if (a >= 0) == (b > 0) else -q
 
 
-def c_mod(a: int, b: int) -> int:
-    """C ``a % b``: the remainder carrying the sign of the dividend."""
-    return a - b * c_div(a, b)
-
-
 def div_round_up(a: int, b: int) -> int:
     """``DIV_ROUND_UP(a, b)`` = ``(a + b - 1) / b`` for non-negative operands (u_math.h)."""
     if a < 0 or b <= 0:
@@ -59,9 +54,9 @@ def is_pow2(n: int) -> bool:
     return n > 0 and (n & (n - 1)) == 0
 
 
-def align_down(v: int, a: int) -> int:
-    """Round ``v >= 0`` down to a multiple of ``a`` (any ``a > 0``)."""
-    return (v // a) * a
+def ctz(n: int) -> int:
+    """Count of trailing zero bits of ``n > 0`` (``ffs(n) - 1``)."""
+    return (n & -n).bit_length() - 1
 
 
 def align_npot(v: int, a: int) -> int:

@@ -35,14 +35,6 @@ class Rect:
     def as_tuple(self) -> Tuple[int, int, int, int]:
         return (self.x, self.y, self.w, self.h)
 
-    def is_empty(self) -> bool:
-        return self.w <= 0 or self.h <= 0
-
     def contains(self, other: "Rect") -> bool:
         return (self.x <= other.x and self.y <= other.y
                 and other.x2 <= self.x2 and other.y2 <= self.y2)
-
-    def intersection(self, other: "Rect") -> "Rect":
-        x1, y1 = max(self.x, other.x), max(self.y, other.y)
-        x2, y2 = min(self.x2, other.x2), min(self.y2, other.y2)
-        return Rect(x1, y1, max(x2 - x1, 0), max(y2 - y1, 0))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from .plan import RenderPassPlan, TilePlan
+from .turnip import INVISIBLE_FRAG_AREA
 
 
 def _view_json(t: TilePlan, v) -> Dict[str, Any]:
@@ -84,7 +85,7 @@ def _p(p) -> str:
 
 
 def _fa(fa) -> str:
-    return "inf" if fa[0] == 0xFFFFFFFF else f"{fa[0]}x{fa[1]}"
+    return "inf" if tuple(fa) == INVISIBLE_FRAG_AREA else f"{fa[0]}x{fa[1]}"
 
 
 def plan_table(plan: RenderPassPlan) -> str:

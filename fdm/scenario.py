@@ -71,13 +71,6 @@ class Scenario:
     scissors: Tuple[Rect, ...] = ()
     name: str = "scenario"
 
-    @property
-    def per_view_render_areas(self) -> bool:
-        return len(self.render_areas) > 1
-
-    def render_area(self, view: int) -> Rect:
-        return self.render_areas[view if self.per_view_render_areas else 0]
-
 
 # --------------------------------------------------------------------------------------------
 # field readers: each raises ScenarioError(field, rule)

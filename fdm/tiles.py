@@ -6,10 +6,11 @@ Models ``tu_calc_tile_config``, ``tu_calc_bin_visibility``, ``tu_calc_frag_area`
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import attrs
 
+from .cmath import ctz
 from .density import DensityMap, raw_frag_area
 from .geometry import Rect
 from .tiling import VscConfig
@@ -81,11 +82,8 @@ def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> Tuple[Tuple[Pai
     """
     areas: List[Pair] = []
     for v in range(inp.views):
-        if inp.fdm_offsets is not None:
-            bo = None if inp.shared_viewport else tu_bin_offset(inp.fdm_offsets[v], inp.tile_size)
-            sample = fdm_sample_position(cell, inp.tile_size, inp.fb_size, inp.fdm_offsets[v], bo)
-        else:
-            sample = fdm_sample_position(cell, inp.tile_size, inp.fb_size, None, None)
+        u = inp.fdm_offsets[v] if inp.fdm_offsets is not None else None
+        sample = fdm_sample_position(cell, inp.tile_size, inp.fb_size, u, inp.bin_offset(v))
         texel = tu_fragment_density_map_sample(sample, inp.fb_size, inp.density.size)
         fa = tu_calc_frag_area(raw_frag_area(inp.density, v, texel), inp.tile_size,
                                has_fdm_offsets=inp.fdm_offsets is not None, num_views=inp.views)
@@ -97,10 +95,6 @@ def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> Tuple[Tuple[Pai
         shared = shared_viewport_frag_area(areas)
         areas = [shared] * inp.views
     return tuple(areas), visible
-
-
-def _ctz(x: int) -> int:
-    return (x & -x).bit_length() - 1
 
 
 def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin_mask: bool,
@@ -141,7 +135,7 @@ def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin
         raise ValueError(f"unknown merging variant {variant!r}")
     if dst.gmem_extent != src.gmem_extent:
         return None
-    if not has_abs_bin_mask and (slot >> _ctz(slot)) >= (1 << 16):
+    if not has_abs_bin_mask and (slot >> ctz(slot)) >= (1 << 16):
         return None
     ext = (dw + dx - sx, dh + dy - sy)
     if vis == 1 and views > 1 and dst.gmem_extent[1] == 1 and not shared_viewport:

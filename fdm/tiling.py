@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 
 import attrs
 
-from .cmath import align_npot, div_round_up
+from .cmath import UINT32_MAX, align_npot, ctz, div_round_up
 from .geometry import Rect
 
 #: pipe size used for FDM passes on GPUs with bin merging (tu_util.cc)
@@ -133,7 +133,7 @@ def gmem_config(attachment_cpps: Tuple[int, ...], device_tile_align: Tuple[int, 
     cpp_total = sum(attachment_cpps)
     min_cpp = min(attachment_cpps)
     gmem_blocks = gmem_bytes // gmem_align
-    pixels = 0xFFFFFFFF
+    pixels = UINT32_MAX
     for cpp in attachment_cpps:
         align = max(1, cpp >> block_align_shift)
         nblocks = max((gmem_blocks * cpp // cpp_total) & ~(align - 1), align)
@@ -146,8 +146,7 @@ def gmem_config(attachment_cpps: Tuple[int, ...], device_tile_align: Tuple[int, 
     tile_align_h = ah
     stride = tile_align_h * tile_align_w * min_cpp
     if layers > 1 and stride % 4096:
-        tz = (stride & -stride).bit_length() - 1
-        tile_align_h <<= 12 - tz
+        tile_align_h <<= 12 - ctz(stride)
     return GmemConfig((tile_align_w, tile_align_h), pixels, min_cpp)
 
 

@@ -12,7 +12,8 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from . import derivations
-from .cmath import F32, UINT32_MAX, c_div, div_round_up, f32_to_i32, f32_to_u32, logbase2, logbase2_ceil, modff
+from .cmath import (F32, UINT32_MAX, c_div, div_round_up, f32_to_i32, f32_to_u32, is_pow2, logbase2, logbase2_ceil,
+                    modff, u32)
 
 Pair = Tuple[int, int]
 Rect = Tuple[int, int, int, int]  # x, y, w, h
@@ -56,7 +57,7 @@ def check_frag_area(frag_area: Pair, field: str = "frag_area") -> None:
     """Fragment areas are powers of two (``tu_calc_frag_area`` rounds down to one), or
     ``UINT32_MAX`` for a view whose density is 0; anything else raises ``ValueError``."""
     for c in frag_area:
-        if not (c == UINT32_MAX or (isinstance(c, int) and c > 0 and c & (c - 1) == 0)):
+        if not (c == UINT32_MAX or (isinstance(c, int) and is_pow2(c))):
             raise ValueError(f"{field}: components must be powers of two (or UINT32_MAX for a density-0 view), "
                              f"got {tuple(frag_area)}")
 
@@ -256,7 +257,7 @@ def scissor_transform(user_scissor: Rect, frag_area: Pair, bin_rect: Rect, tile_
     off = (max(min_x, tile_start[0]), max(min_y, tile_start[1]))
     ext_w = min(max_x, tile_start[0] + scaled_w) - off[0]
     ext_h = min(max_y, tile_start[1] + scaled_h) - off[1]
-    return off, (ext_w & UINT32_MAX, ext_h & UINT32_MAX)
+    return off, (u32(ext_w), u32(ext_h))
 
 
 SCISSOR_MAX = 0x7FFF
@@ -270,9 +271,9 @@ def tu6_emit_scissor(offset: Pair, extent: Pair) -> Tuple[Pair, Pair]:
     """
     if extent[0] == 0 or extent[1] == 0:
         return (1, 1), (0, 0)
-    tl = (min(offset[0] & 0xFFFFFFFF, SCISSOR_MAX), min(offset[1] & 0xFFFFFFFF, SCISSOR_MAX))
-    br_x = (offset[0] + extent[0] - 1) & 0xFFFFFFFF
-    br_y = (offset[1] + extent[1] - 1) & 0xFFFFFFFF
+    tl = (min(u32(offset[0]), SCISSOR_MAX), min(u32(offset[1]), SCISSOR_MAX))
+    br_x = u32(offset[0] + extent[0] - 1)
+    br_y = u32(offset[1] + extent[1] - 1)
     return tl, (min(br_x, SCISSOR_MAX), min(br_y, SCISSOR_MAX))
 
 
