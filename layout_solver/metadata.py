@@ -17,7 +17,7 @@ import numpy as np
 
 from fdm.cmath import F32
 
-from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout
+from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, fb_bin_start
 
 Pair = Tuple[int, int]
 FPair = Tuple[np.float32, np.float32]
@@ -113,7 +113,7 @@ def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_e
                 continue
             fa = t.effective_frag_area(view)
             sub = t.subsampled_pos[view]
-            start = (max(t.pos[0] * T[0] - b_o[0], 0), max(t.pos[1] * T[1] - b_o[1], 0))
+            start = fb_bin_start(t, T, b_o)
             bins.append(MetadataBin(
                 (F32(r[0] / F32(fa[0])), F32(r[1] / F32(fa[1]))),
                 (F32(F32(sub.x - start[0] // fa[0]) / F32(size0[0])),
@@ -249,5 +249,5 @@ def framebuffer_to_subsampled(layout: SubsampledLayout, view: int, x: Union[int,
         raise ValueError(f"({x}, {y}) lies in cell ({cx}, {cy}), which is not rendered for view {view}")
     fa = t.effective_frag_area(view)
     sub = t.subsampled_pos[view]
-    bs = (max(t.pos[0] * T[0] - b_o[0], 0), max(t.pos[1] * T[1] - b_o[1], 0))
+    bs = fb_bin_start(t, T, b_o)
     return sub.x + (x - bs[0]) / fa[0], sub.y + (y - bs[1]) / fa[1]

@@ -59,7 +59,7 @@ from fdm.plan import RenderPassPlan
 
 from .aprons import AprBlit, _adjacent, tu_calc_subsampled_aprons
 from .metadata import LAYER_VEC4S, UndefinedMetadataRead, layout_metadata, metadata_ubo
-from .solver import SubsampledLayout
+from .solver import SubsampledLayout, fb_bin_start
 
 Pair = Tuple[int, int]
 
@@ -677,7 +677,7 @@ def inconsistent_adjacent_tiles(layout: SubsampledLayout, view: int, revision: s
     out = []
 
     def origin(t, ax):
-        bs = max(t.pos[ax] * T[ax] - b_o[ax], 0)
+        bs = fb_bin_start(t, T, b_o)[ax]
         r = t.subsampled_pos[view]
         return (r.x, r.y)[ax] - Fraction(bs, t.effective_frag_area(view)[ax])
 

@@ -176,6 +176,12 @@ class SubsampledLayout:
         return bo[view] if bo is not None else (0, 0)
 
 
+def fb_bin_start(tile: SubsampledTile, tile_size: Pair, b_o: Pair) -> Pair:
+    """The framebuffer-space start ``b_s`` of a stored tile: ``max(pos*T - b_o, 0)`` per axis
+    (the first row/column is partial with an FDM offset)."""
+    return (max(tile.pos[0] * tile_size[0] - b_o[0], 0), max(tile.pos[1] * tile_size[1] - b_o[1], 0))
+
+
 def image_size0(plan: RenderPassPlan) -> Pair:
     """``width0 x height0`` of an image exactly covered by the framebuffer (``tu_image_init``):
     with both SUBSAMPLED and FDM_OFFSET create bits the layout gets ``tile_align`` of slop."""
