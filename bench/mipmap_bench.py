@@ -24,10 +24,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from mipmap.compare import compare_chain  # noqa: E402
 from mipmap.formats import FORMATS, random_level0  # noqa: E402
 from mipmap.gpu import MipmapRunner, load_spv  # noqa: E402
 from mipmap.plan import SPD_MAX_SIZE, tiled_plan  # noqa: E402
-from mipmap.compare import compare_chain  # noqa: E402
 from mipmap.reference import level_sizes, stored_chain  # noqa: E402
 from mipmap.spd_model import spd_reference  # noqa: E402
 from vk_tests.harness import NotSupported, open_device  # noqa: E402

@@ -7,7 +7,6 @@ import json
 import os
 import sys
 from importlib import resources
-from typing import List, Optional
 
 from .errors import ScenarioError
 
@@ -116,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

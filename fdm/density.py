@@ -8,7 +8,7 @@ texel the way ``tu_fragment_density_map_sample`` (src/freedreno/vulkan/tu_image.
 
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from collections.abc import Sequence
 
 import attrs
 import numpy as np
@@ -25,14 +25,14 @@ class DensityMap:
     R32G32_SFLOAT.  All layers have the same size (one image, one layer per view)."""
 
     format: str
-    layers: Tuple[np.ndarray, ...]
+    layers: tuple[np.ndarray, ...]
 
     @property
-    def size(self) -> Tuple[int, int]:
+    def size(self) -> tuple[int, int]:
         h, w = self.layers[0].shape[:2]
         return (int(w), int(h))
 
-    def density(self, view: int, i: int, j: int) -> Tuple[np.float32, np.float32]:
+    def density(self, view: int, i: int, j: int) -> tuple[np.float32, np.float32]:
         """The unpacked (float32) density of texel ``(i, j)`` of layer ``view``."""
         t = self.layers[view][j, i]
         if self.format == "R8G8_UNORM":
@@ -53,7 +53,7 @@ def encode_layer(values: np.ndarray, fmt: str) -> np.ndarray:
     return np.asarray(values, dtype=np.float32)
 
 
-def raw_frag_area(dmap: DensityMap, view: int, texel: Tuple[int, int]) -> Tuple[np.float32, np.float32]:
+def raw_frag_area(dmap: DensityMap, view: int, texel: tuple[int, int]) -> tuple[np.float32, np.float32]:
     """``(1.0f / density.x, 1.0f / density.y)`` in float32, as ``tu_fragment_density_map_sample``
     returns it; a density of 0 gives infinity."""
     dx, dy = dmap.density(view, texel[0], texel[1])
@@ -61,7 +61,7 @@ def raw_frag_area(dmap: DensityMap, view: int, texel: Tuple[int, int]) -> Tuple[
         return F32(F32(1.0) / dx), F32(F32(1.0) / dy)
 
 
-def texel_centres(fb_size: Tuple[int, int], fdm_size: Tuple[int, int]) -> Tuple[np.ndarray, np.ndarray]:
+def texel_centres(fb_size: tuple[int, int], fdm_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
     """Framebuffer-space centres of the map's texels, using the driver's texel size."""
     sx = fdm_texel_shift(fb_size[0], fdm_size[0])
     sy = fdm_texel_shift(fb_size[1], fdm_size[1])
@@ -70,7 +70,7 @@ def texel_centres(fb_size: Tuple[int, int], fdm_size: Tuple[int, int]) -> Tuple[
     return xs, ys
 
 
-def constant_layer(fdm_size: Tuple[int, int], density: Tuple[float, float]) -> np.ndarray:
+def constant_layer(fdm_size: tuple[int, int], density: tuple[float, float]) -> np.ndarray:
     """A layer with the same density everywhere, as float64 densities."""
     out = np.empty((fdm_size[1], fdm_size[0], 2), dtype=np.float64)
     out[..., 0] = density[0]
@@ -78,8 +78,8 @@ def constant_layer(fdm_size: Tuple[int, int], density: Tuple[float, float]) -> n
     return out
 
 
-def radial_layer(fb_size: Tuple[int, int], fdm_size: Tuple[int, int], center: Tuple[float, float],
-                 radii: Sequence[float], densities: Sequence[Tuple[float, float]]) -> np.ndarray:
+def radial_layer(fb_size: tuple[int, int], fdm_size: tuple[int, int], center: tuple[float, float],
+                 radii: Sequence[float], densities: Sequence[tuple[float, float]]) -> np.ndarray:
     """A foveated map: density ``densities[k]`` in ring ``k``, where ring 0 is within
     ``radii[0]`` framebuffer pixels of ``center`` and the last entry applies beyond the last
     radius (``len(densities) == len(radii) + 1``).  Returns float64 densities."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Tuple
-
 import attrs
 
 
@@ -17,11 +15,11 @@ class Rect:
     h: int
 
     @property
-    def offset(self) -> Tuple[int, int]:
+    def offset(self) -> tuple[int, int]:
         return (self.x, self.y)
 
     @property
-    def extent(self) -> Tuple[int, int]:
+    def extent(self) -> tuple[int, int]:
         return (self.w, self.h)
 
     @property
@@ -32,9 +30,9 @@ class Rect:
     def y2(self) -> int:
         return self.y + self.h
 
-    def as_tuple(self) -> Tuple[int, int, int, int]:
+    def as_tuple(self) -> tuple[int, int, int, int]:
         return (self.x, self.y, self.w, self.h)
 
-    def contains(self, other: "Rect") -> bool:
+    def contains(self, other: Rect) -> bool:
         return (self.x <= other.x and self.y <= other.y
                 and other.x2 <= self.x2 and other.y2 <= self.y2)

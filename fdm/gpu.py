@@ -6,8 +6,6 @@ commit and the argument each value comes from).
 
 from __future__ import annotations
 
-from typing import Dict, Tuple
-
 import attrs
 
 from .errors import ScenarioError
@@ -36,7 +34,7 @@ class GpuProfile:
     gmem_align_h: int = 4
 
     @property
-    def tile_align(self) -> Tuple[int, int]:
+    def tile_align(self) -> tuple[int, int]:
         return (self.tile_align_w, self.tile_align_h)
 
 
@@ -47,7 +45,7 @@ def _p(name, chip, gen, align, tmax, pipes, bin_mask, abs_mask, hw_scale, pvv, g
                       gmem_size=gmem, num_ccu=ccu, gmem_size_source=src)
 
 
-def gpu_profiles() -> Dict[str, GpuProfile]:
+def gpu_profiles() -> dict[str, GpuProfile]:
     """All modelled GPUs by name (a fresh dict on each call: no module-level state)."""
     ks = 1024
     table = [

@@ -8,17 +8,22 @@ Models ``tu_emit_program_state``/``tu6_emit_viewport_fdm`` slot selection, ``fdm
 
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from collections.abc import Sequence
 
 import attrs
 import numpy as np
 
 from .geometry import Rect
-from .turnip import (fdm_apply_viewport, scissor_transform, tu6_emit_scissor, tu6_emit_viewport_scissor,
-                     tu_fdm_per_bin_offset)
+from .turnip import (
+    fdm_apply_viewport,
+    scissor_transform,
+    tu6_emit_scissor,
+    tu6_emit_viewport_scissor,
+    tu_fdm_per_bin_offset,
+)
 
-Pair = Tuple[int, int]
-Rect4 = Tuple[int, int, int, int]
+Pair = tuple[int, int]
+Rect4 = tuple[int, int, int, int]
 
 
 @attrs.frozen
@@ -55,16 +60,16 @@ def viewport_state(views: int, user_viewports: int, writes_viewport_index: bool,
 class ViewportPatch:
     slot: int
     view: int
-    viewport: Tuple[float, float, float, float]   # float32 values as emitted (x, y, w, h)
-    viewport_scissor: Tuple[Pair, Pair]           # GRAS_SC_VIEWPORT_SCISSOR TL, BR
+    viewport: tuple[float, float, float, float]   # float32 values as emitted (x, y, w, h)
+    viewport_scissor: tuple[Pair, Pair]           # GRAS_SC_VIEWPORT_SCISSOR TL, BR
     scissor_offset: Pair                          # fdm_apply_scissors result (offset)
     scissor_extent: Pair                          # ... and uint32 extent (wrapped)
-    scissor: Tuple[Pair, Pair]                    # GRAS_SC_SCREEN_SCISSOR TL, BR
+    scissor: tuple[Pair, Pair]                    # GRAS_SC_SCREEN_SCISSOR TL, BR
 
 
 def patch_slots(vs: ViewportState, user_viewports: Sequence, user_scissors: Sequence[Rect],
                 frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair,
-                hw_offsets: Sequence[Pair]) -> Tuple[ViewportPatch, ...]:
+                hw_offsets: Sequence[Pair]) -> tuple[ViewportPatch, ...]:
     """Apply the viewport and scissor patchpoints for one bin (or the binning pass)."""
     out = []
     for i in range(vs.slot_count):
@@ -88,13 +93,13 @@ class FsParams:
 
     frag_size: Pair
     frag_offset: Pair
-    gmem_scale: Tuple[float, float] = (1.0, 1.0)
+    gmem_scale: tuple[float, float] = (1.0, 1.0)
     gmem_offset: Pair = (0, 0)
 
 
-def fs_params(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair) -> Tuple[FsParams, ...]:
+def fs_params(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair) -> tuple[FsParams, ...]:
     return tuple(FsParams(tuple(fa), tu_fdm_per_bin_offset(fa, b[:2], common_bin_offset))
-                 for fa, b in zip(frag_areas, bins))
+                 for fa, b in zip(frag_areas, bins, strict=False))
 
 
 def lower_frag_coord(hw_frag_coord: float, frag_size: int, frag_offset: int) -> np.float32:
@@ -109,19 +114,19 @@ class BlitRects:
 
     load_dst: Rect4 | None   # GMEM (LRZ-space) rectangle x, y, w, h
     load_src: Rect4 | None   # sysmem rectangle
-    store_dst: Tuple[Pair, Pair]  # A2D destination TL, BR (sysmem)
-    store_src: Tuple[Pair, Pair]  # source TL, BR in GMEM (rendering space)
+    store_dst: tuple[Pair, Pair]  # A2D destination TL, BR (sysmem)
+    store_src: tuple[Pair, Pair]  # source TL, BR in GMEM (rendering space)
 
 
 def blit_rects(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair,
-               hw_offsets: Sequence[Pair]) -> Tuple[BlitRects, ...]:
+               hw_offsets: Sequence[Pair]) -> tuple[BlitRects, ...]:
     """``fdm_apply_load_coords`` uses ``o'`` of viewport 0 for every view (the blit uses
     viewport 0); ``fdm_apply_store_coords`` upscales GMEM ``[b_cs, b_cs + B.w/fa)`` to ``B``
     (non-subsampled images)."""
     out = []
     cx, cy = common_bin_offset
     h0 = hw_offsets[0]
-    for fa, b in zip(frag_areas, bins):
+    for fa, b in zip(frag_areas, bins, strict=False):
         x, y, w, h = b
         if w == 0 or h == 0:
             out.append(BlitRects(None, None, ((1, 1), (0, 0)), ((1, 1), (0, 0))))

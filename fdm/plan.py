@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import attrs
 
 from .errors import ScenarioError
 from .gpu import GpuProfile, gmem_budget
-from .patch import (BlitRects, FsParams, ViewportPatch, ViewportState, blit_rects, fs_params, patch_slots,
-                    viewport_state)
+from .patch import BlitRects, FsParams, ViewportPatch, ViewportState, blit_rects, fs_params, patch_slots, viewport_state
 from .scenario import Scenario
-from .tile_select import (Foveat, PassState, bin_is_scaled, bin_scale_en, common_bin_start, disable_lrz, foveat,
-                          force_lrz_dis, hw_slots, use_fast_store, view_bins, window_scissor)
+from .tile_select import (
+    Foveat,
+    PassState,
+    bin_is_scaled,
+    bin_scale_en,
+    common_bin_start,
+    disable_lrz,
+    force_lrz_dis,
+    foveat,
+    hw_slots,
+    use_fast_store,
+    view_bins,
+    window_scissor,
+)
 from .tiles import FdmInputs, TileConfig, TileGrid, calc_tile_config
 from .tiling import GmemConfig, TilingConfig, gmem_config, select_tile_size, tile_count, vsc_config, walk_order
 from .turnip import binning_pass_bin, tu_bin_offset, tu_fdm_per_bin_offset
 
-Pair = Tuple[int, int]
-Rect4 = Tuple[int, int, int, int]
+Pair = tuple[int, int]
+Rect4 = tuple[int, int, int, int]
 
 
 @attrs.frozen
@@ -47,24 +56,24 @@ class TilePlan:
     slot_mask: int
     visible_views: int
     common_bin_start: Pair         # b_cs
-    views: Tuple[ViewPlan, ...]
+    views: tuple[ViewPlan, ...]
     bin_is_scaled: bool
     bin_scale_en: bool
     foveat: Foveat
     lrz: bool                      # LRZ left enabled for this tile
     force_lrz_dis: bool            # GRAS_SC_BIN_CNTL.force_lrz_dis as emitted (a7xx+)
-    window_scissor: Tuple[Pair, Pair]
+    window_scissor: tuple[Pair, Pair]
     fast_store: bool
-    slots: Tuple[ViewportPatch, ...]
-    fs_params: Tuple[FsParams, ...]
-    blits: Tuple[BlitRects, ...]
+    slots: tuple[ViewportPatch, ...]
+    fs_params: tuple[FsParams, ...]
+    blits: tuple[BlitRects, ...]
 
 
 @attrs.frozen
 class BinningPlan:
-    bins: Tuple[Rect4, ...]
-    window_scissor: Tuple[Pair, Pair]
-    slots: Tuple[ViewportPatch, ...]
+    bins: tuple[Rect4, ...]
+    window_scissor: tuple[Pair, Pair]
+    slots: tuple[ViewportPatch, ...]
 
 
 @attrs.frozen(eq=False)
@@ -74,12 +83,12 @@ class RenderPassPlan:
     tiling: TilingConfig
     viewport_state: ViewportState
     shared_viewport: bool
-    fdm_offsets: Optional[Tuple[Pair, ...]]
-    bin_offsets: Tuple[Pair, ...]
+    fdm_offsets: tuple[Pair, ...] | None
+    bin_offsets: tuple[Pair, ...]
     grid: TileGrid
     pass_state: PassState
     binning: BinningPlan
-    tiles: Tuple[TilePlan, ...]
+    tiles: tuple[TilePlan, ...]
 
 
 def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
@@ -147,7 +156,7 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan:
 
 
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,
-               bin_offsets: Tuple[Pair, ...]) -> TilePlan:
+               bin_offsets: tuple[Pair, ...]) -> TilePlan:
     b_cs = common_bin_start(t, st)
     bins = view_bins(t, st)
     _, hw_offs = hw_slots(t, st)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any
 
 from .plan import RenderPassPlan, TilePlan
 from .turnip import INVISIBLE_FRAG_AREA
 
 
-def _view_json(t: TilePlan, v) -> Dict[str, Any]:
+def _view_json(t: TilePlan, v) -> dict[str, Any]:
     return {
         "view": v.view,
         "visible": v.visible,
@@ -23,13 +23,13 @@ def _view_json(t: TilePlan, v) -> Dict[str, Any]:
     }
 
 
-def _slot_json(s) -> Dict[str, Any]:
+def _slot_json(s) -> dict[str, Any]:
     return {"slot": s.slot, "view": s.view, "viewport": list(s.viewport),
             "viewport_scissor": [list(s.viewport_scissor[0]), list(s.viewport_scissor[1])],
             "scissor": [list(s.scissor[0]), list(s.scissor[1])]}
 
 
-def tile_json(t: TilePlan) -> Dict[str, Any]:
+def tile_json(t: TilePlan) -> dict[str, Any]:
     return {
         "index": t.index,
         "pos": list(t.pos),
@@ -53,7 +53,7 @@ def tile_json(t: TilePlan) -> Dict[str, Any]:
     }
 
 
-def plan_json(plan: RenderPassPlan) -> Dict[str, Any]:
+def plan_json(plan: RenderPassPlan) -> dict[str, Any]:
     sc = plan.scenario
     vsc = plan.tiling.vsc
     return {
@@ -92,7 +92,7 @@ def plan_table(plan: RenderPassPlan) -> str:
     """One line per rendered tile and view, in walk order."""
     sc = plan.scenario
     vsc = plan.tiling.vsc
-    lines: List[str] = [
+    lines: list[str] = [
         f"{sc.name}: {sc.gpu.name}, framebuffer {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s), "
         f"tile {plan.tiling.tile_size[0]}x{plan.tiling.tile_size[1]}"
         f"{' (selected)' if plan.tiling.tile_size_selected else ''}, grid {vsc.tile_count[0]}x{vsc.tile_count[1]}, "

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any, Mapping, Optional, Sequence, Tuple
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 import numpy as np
@@ -56,19 +57,19 @@ class Scenario:
     """One FDM render pass, as the driver sees it at ``vkCmdEndRenderPass``."""
 
     gpu: GpuProfile
-    framebuffer: Tuple[int, int]
+    framebuffer: tuple[int, int]
     views: int
     density: DensityMap
-    tile_size: Optional[Tuple[int, int]] = None
-    attachments: Tuple[Attachment, ...] = (Attachment(4), Attachment(4))
+    tile_size: tuple[int, int] | None = None
+    attachments: tuple[Attachment, ...] = (Attachment(4), Attachment(4))
     fdm_offset_create_flag: bool = False
-    fdm_offsets: Optional[Tuple[Tuple[int, int], ...]] = None
+    fdm_offsets: tuple[tuple[int, int], ...] | None = None
     writes_viewport_index: bool = False
     multiview_per_view_viewports: bool = False
-    render_areas: Tuple[Rect, ...] = ()
+    render_areas: tuple[Rect, ...] = ()
     bin_merging: str = "upstream"
-    viewports: Tuple[Viewport, ...] = ()
-    scissors: Tuple[Rect, ...] = ()
+    viewports: tuple[Viewport, ...] = ()
+    scissors: tuple[Rect, ...] = ()
     name: str = "scenario"
 
 
@@ -79,7 +80,7 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _int(v: Any, field: str, lo: Optional[int] = None, hi: Optional[int] = None) -> int:
+def _int(v: Any, field: str, lo: int | None = None, hi: int | None = None) -> int:
     if not _is_int(v):
         raise ScenarioError(field, f"must be an integer, got {type(v).__name__}")
     if lo is not None and v < lo:
@@ -103,7 +104,7 @@ def _bool(v: Any, field: str) -> bool:
     return v
 
 
-def _list(v: Any, field: str, n: Optional[int] = None, min_len: int = 0) -> list:
+def _list(v: Any, field: str, n: int | None = None, min_len: int = 0) -> list:
     if not isinstance(v, (list, tuple)):
         raise ScenarioError(field, f"must be an array, got {type(v).__name__}")
     if n is not None and len(v) != n:
@@ -113,7 +114,7 @@ def _list(v: Any, field: str, n: Optional[int] = None, min_len: int = 0) -> list
     return list(v)
 
 
-def _pair(v: Any, field: str, lo: Optional[int] = None, hi: Optional[int] = None) -> Tuple[int, int]:
+def _pair(v: Any, field: str, lo: int | None = None, hi: int | None = None) -> tuple[int, int]:
     a, b = _list(v, field, 2)
     return (_int(a, f"{field}[0]", lo, hi), _int(b, f"{field}[1]", lo, hi))
 
@@ -131,7 +132,7 @@ def _check_keys(d: Mapping, field: str, allowed: Sequence[str]) -> None:
             raise ScenarioError(f"{prefix}{k}", f"unknown field; allowed: {', '.join(allowed)}")
 
 
-def _rect(v: Any, field: str, fb: Tuple[int, int]) -> Rect:
+def _rect(v: Any, field: str, fb: tuple[int, int]) -> Rect:
     x, y, w, h = _list(v, field, 4)
     x = _int(x, f"{field}[0]", 0)
     y = _int(y, f"{field}[1]", 0)
@@ -182,7 +183,7 @@ def _densities(v: Any, field: str) -> np.ndarray:
     return arr
 
 
-def _density_pair(v: Any, field: str) -> Tuple[float, float]:
+def _density_pair(v: Any, field: str) -> tuple[float, float]:
     """One density: a number (isotropic) or an [x, y] pair."""
     arr = _densities(v, field)
     if arr.ndim == 0:
@@ -198,7 +199,7 @@ def _density_pairs(v: Any, field: str, n: int) -> np.ndarray:
     return np.array([_density_pair(x, f"{field}[{i}]") for i, x in enumerate(items)], dtype=np.float64)
 
 
-def _fdm_size(v: Any, field: str, fb: Tuple[int, int]) -> Tuple[int, int]:
+def _fdm_size(v: Any, field: str, fb: tuple[int, int]) -> tuple[int, int]:
     w, h = _pair(v, field, 1, MAX_VIEWPORT_SIZE)
     need = (-(-fb[0] // MAX_FDM_TEXEL_SIZE), -(-fb[1] // MAX_FDM_TEXEL_SIZE))
     if w < need[0] or h < need[1]:
@@ -235,7 +236,7 @@ def _load_image(path: str, field: str, fmt: str) -> np.ndarray:
     return encode_layer(texels.astype(np.float64) / 255.0, fmt)
 
 
-def _density_layer(v: Any, field: str, fb: Tuple[int, int], fmt: str, base_dir: str) -> np.ndarray:
+def _density_layer(v: Any, field: str, fb: tuple[int, int], fmt: str, base_dir: str) -> np.ndarray:
     d = _table(v, field)
     kinds = [k for k in ("values", "image", "generator") if k in d]
     if len(kinds) != 1:
@@ -277,7 +278,7 @@ def _density_layer(v: Any, field: str, fb: Tuple[int, int], fmt: str, base_dir: 
         cx, cy = _list(d["center"], f"{field}.center", 2)
         center = (_num(cx, f"{field}.center[0]"), _num(cy, f"{field}.center[1]"))
         radii = [_num(r, f"{field}.radii[{i}]") for i, r in enumerate(_list(d["radii"], f"{field}.radii", min_len=1))]
-        if any(r <= 0 for r in radii) or any(b <= a for a, b in zip(radii, radii[1:])):
+        if any(r <= 0 for r in radii) or any(b <= a for a, b in zip(radii, radii[1:], strict=False)):
             raise ScenarioError(f"{field}.radii", "must be positive and strictly increasing")
         dens = _density_pairs(d["densities"], f"{field}.densities", len(radii) + 1)
         return encode_layer(radial_layer(fb, size, center, radii, [tuple(p) for p in dens]), fmt)
@@ -288,7 +289,7 @@ def _missing(field: str):
     raise ScenarioError(field, "is required")
 
 
-def _density_map(v: Any, field: str, fb: Tuple[int, int], views: int, base_dir: str) -> DensityMap:
+def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: str) -> DensityMap:
     d = _table(v, field)
     _check_keys(d, field, ["format", "views"])
     fmt = d.get("format", "R8G8_UNORM")
@@ -380,7 +381,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
         raise ScenarioError("multiview_per_view_viewports", "needs a multiview pass (views >= 2)")
 
     full = Rect(0, 0, fb[0], fb[1])
-    render_areas: Tuple[Rect, ...] = (full,)
+    render_areas: tuple[Rect, ...] = (full,)
     if "render_areas" in d:
         items = _list(d["render_areas"], "render_areas", min_len=1)
         if len(items) not in (1, views):
@@ -433,7 +434,7 @@ def load_scenario(path: str) -> Scenario:
     if ext not in (".toml", ".json"):
         raise ScenarioError("scenario", f"file must end in .toml or .json, got {path!r}")
     try:
-        with open(path, "r", encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise ScenarioError("scenario", f"cannot read {path!r}: {e}") from None

@@ -4,16 +4,14 @@ the window scissor and the fast-store predicate."""
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
-
 import attrs
 
 from .cmath import logbase2
 from .tiles import TileConfig
 from .turnip import MAX_HW_SCALED_VIEWS, MAX_VIEWPORT_SIZE, hw_bin_offset, tile_select_bin, tu_bin_offset
 
-Pair = Tuple[int, int]
-Rect4 = Tuple[int, int, int, int]
+Pair = tuple[int, int]
+Rect4 = tuple[int, int, int, int]
 
 
 @attrs.frozen
@@ -24,7 +22,7 @@ class PassState:
     tile_size: Pair
     views: int                 # tu_fdm_num_layers
     layers: int                # max(num_views, fb layers)
-    fdm_offsets: Optional[Tuple[Pair, ...]]
+    fdm_offsets: tuple[Pair, ...] | None
     shared_viewport: bool
     has_hw_bin_scaling: bool
     chip: int
@@ -41,9 +39,9 @@ class Foveat:
     """``GRAS_BIN_FOVEAT`` / ``RB_BIN_FOVEAT`` and the per-slot offsets (a7xx: ``GRAS_BIN_FOVEAT_OFFSET_0..3``)."""
 
     binscaleen: bool
-    xscale: Tuple[int, ...]    # log2 of the HW frag area, 6 slots
-    yscale: Tuple[int, ...]
-    offsets: Tuple[Pair, ...]  # o' per slot
+    xscale: tuple[int, ...]    # log2 of the HW frag area, 6 slots
+    yscale: tuple[int, ...]
+    offsets: tuple[Pair, ...]  # o' per slot
 
 
 def common_bin_start(tile: TileConfig, st: PassState) -> Pair:
@@ -51,7 +49,7 @@ def common_bin_start(tile: TileConfig, st: PassState) -> Pair:
     return (tile.pos[0] * st.tile_size[0], tile.pos[1] * st.tile_size[1])
 
 
-def view_bins(tile: TileConfig, st: PassState) -> Tuple[Rect4, ...]:
+def view_bins(tile: TileConfig, st: PassState) -> tuple[Rect4, ...]:
     """``bins[]``: the framebuffer-space bin ``B_v`` of every view (empty for invisible views)."""
     b_cs = common_bin_start(tile, st)
     extent = (st.tile_size[0] * tile.sysmem_extent[0], st.tile_size[1] * tile.sysmem_extent[1])
@@ -76,7 +74,7 @@ def bin_scale_en(tile: TileConfig, st: PassState) -> bool:
             and bin_is_scaled(tile, st))
 
 
-def hw_slots(tile: TileConfig, st: PassState) -> Tuple[Tuple[Pair, ...], Tuple[Pair, ...]]:
+def hw_slots(tile: TileConfig, st: PassState) -> tuple[tuple[Pair, ...], tuple[Pair, ...]]:
     """Per HW slot ``i`` in [0, 6): ``(frag_area, o')``; slot ``i`` uses view ``min(i, views-1)``;
     invisible views and slots past ``layers`` get ``(1,1)`` and ``(0,0)``; all offsets are 0
     when HW bin scaling is off for the tile."""
@@ -117,7 +115,7 @@ def force_lrz_dis(tile: TileConfig, st: PassState) -> bool:
     return st.chip >= 7 and disable_lrz(tile, st)
 
 
-def window_scissor(tile: TileConfig, st: PassState) -> Tuple[Pair, Pair]:
+def window_scissor(tile: TileConfig, st: PassState) -> tuple[Pair, Pair]:
     """``tu6_emit_window_scissor``: opened to ``(W+Tw, H+Th)`` with HW bin scaling (it applies
     before the FOVEAT offset), else the GMEM bin ``Tw x Th*G.h`` at ``b_cs``."""
     if bin_scale_en(tile, st):

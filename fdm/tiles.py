@@ -6,18 +6,23 @@ Models ``tu_calc_tile_config``, ``tu_calc_bin_visibility``, ``tu_calc_frag_area`
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
-
 import attrs
 
 from .cmath import ctz
 from .density import DensityMap, raw_frag_area
 from .geometry import Rect
 from .tiling import VscConfig
-from .turnip import (INVISIBLE_FRAG_AREA, fdm_sample_position, shared_viewport_frag_area, tu_bin_offset,
-                     tu_calc_bin_visibility, tu_calc_frag_area, tu_fragment_density_map_sample)
+from .turnip import (
+    INVISIBLE_FRAG_AREA,
+    fdm_sample_position,
+    shared_viewport_frag_area,
+    tu_bin_offset,
+    tu_calc_bin_visibility,
+    tu_calc_frag_area,
+    tu_fragment_density_map_sample,
+)
 
-Pair = Tuple[int, int]
+Pair = tuple[int, int]
 
 
 @attrs.frozen
@@ -31,8 +36,8 @@ class TileConfig:
     pipe: int = 0
     slot_mask: int = 0
     visible_views: int = 0
-    frag_areas: Tuple[Pair, ...] = ()
-    merged_into: Optional[Pair] = None  # cell of the tile this one was merged into; None = root
+    frag_areas: tuple[Pair, ...] = ()
+    merged_into: Pair | None = None  # cell of the tile this one was merged into; None = root
 
     @property
     def is_root(self) -> bool:
@@ -50,14 +55,14 @@ class FdmInputs:
     tile_size: Pair
     views: int
     density: DensityMap
-    render_areas: Tuple[Rect, ...]   # one, or one per view
-    fdm_offsets: Optional[Tuple[Pair, ...]]
+    render_areas: tuple[Rect, ...]   # one, or one per view
+    fdm_offsets: tuple[Pair, ...] | None
     shared_viewport: bool
 
     def render_area(self, view: int) -> Rect:
         return self.render_areas[view if len(self.render_areas) > 1 else 0]
 
-    def bin_offset(self, view: int) -> Optional[Pair]:
+    def bin_offset(self, view: int) -> Pair | None:
         """``b_o`` of a view where bins are shifted, None where they are not."""
         if self.fdm_offsets is None or self.shared_viewport:
             return None
@@ -74,13 +79,13 @@ def calc_visibility(inp: FdmInputs, cell: Pair) -> int:
     return mask
 
 
-def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> Tuple[Tuple[Pair, ...], int]:
+def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> tuple[tuple[Pair, ...], int]:
     """``tu_calc_frag_area`` over all views of one cell: ``(frag_areas, visible_views)``.
 
     A density of 0 removes the view from ``visible_views`` and gives it ``UINT32_MAX`` areas;
     with a shared viewport every view gets the per-axis minimum.
     """
-    areas: List[Pair] = []
+    areas: list[Pair] = []
     for v in range(inp.views):
         u = inp.fdm_offsets[v] if inp.fdm_offsets is not None else None
         sample = fdm_sample_position(cell, inp.tile_size, inp.fb_size, u, inp.bin_offset(v))
@@ -98,7 +103,7 @@ def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> Tuple[Tuple[Pai
 
 
 def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin_mask: bool,
-                    shared_viewport: bool, variant: str) -> Optional[TileConfig]:
+                    shared_viewport: bool, variant: str) -> TileConfig | None:
     """``try_merge_tiles`` (tu_tile_config.cc): the merged ``dst`` or None when refused.
 
     ``variant`` selects the adjacency check: ``"upstream"`` (same column needs equal heights,
@@ -164,7 +169,7 @@ class TileGrid:
     """All cells of the active VSC config after ``tu_calc_tile_config``."""
 
     tile_count: Pair
-    cells: Tuple[TileConfig, ...]  # row-major, index y * TCw + x
+    cells: tuple[TileConfig, ...]  # row-major, index y * TCw + x
 
     def cell(self, x: int, y: int) -> TileConfig:
         return self.cells[y * self.tile_count[0] + x]
@@ -175,7 +180,7 @@ class TileGrid:
             t = self.cell(*t.merged_into)
         return t
 
-    def roots(self) -> List[TileConfig]:
+    def roots(self) -> list[TileConfig]:
         return [t for t in self.cells if t.is_root]
 
 
@@ -184,7 +189,7 @@ def calc_tile_config(inp: FdmInputs, vsc: VscConfig, *, merging: str, has_bin_ma
     """``tu_calc_tile_config``: initialise every cell per pipe, then merge inside each pipe
     (``merging`` is ``"upstream"``, ``"fixed"`` or ``"off"``; merging needs ``has_bin_mask``)."""
     tcw, tch = vsc.tile_count
-    cells: Dict[Pair, TileConfig] = {}
+    cells: dict[Pair, TileConfig] = {}
     for pipe_idx, p in enumerate(vsc.pipes):
         for ty in range(p.y, p.y2):
             for tx in range(p.x, p.x2):
@@ -198,7 +203,7 @@ def calc_tile_config(inp: FdmInputs, vsc: VscConfig, *, merging: str, has_bin_ma
     return TileGrid((tcw, tch), tuple(cells[(x, y)] for y in range(tch) for x in range(tcw)))
 
 
-def _merge_pipe(cells: Dict[Pair, TileConfig], p: Rect, inp: FdmInputs, variant: str,
+def _merge_pipe(cells: dict[Pair, TileConfig], p: Rect, inp: FdmInputs, variant: str,
                 has_abs_bin_mask: bool) -> None:
     """``tu_merge_tiles`` for one pipe: raster order, try the left cell, then the upper cell if
     it is still a root.  Updates ``cells`` (the working copy owned by calc_tile_config)."""

@@ -8,8 +8,6 @@ Models ``tu_tiling_config_update_tile_layout``, ``tu_tiling_config_update_pipe_l
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
 import attrs
 
 from .cmath import UINT32_MAX, align_npot, ctz, div_round_up
@@ -25,10 +23,10 @@ MAX_TILES_PER_PIPE = 32
 class VscConfig:
     """One VSC configuration (``tu_vsc_config``): tile count and pipes, in cells."""
 
-    tile_count: Tuple[int, int]
-    pipe0: Tuple[int, int]
-    pipe_count: Tuple[int, int]
-    pipes: Tuple[Rect, ...]  # row-major, index = py * pipe_count.w + px
+    tile_count: tuple[int, int]
+    pipe0: tuple[int, int]
+    pipe_count: tuple[int, int]
+    pipes: tuple[Rect, ...]  # row-major, index = py * pipe_count.w + px
     binning_possible: bool
 
     def pipe_index(self, px: int, py: int) -> int:
@@ -39,12 +37,12 @@ class VscConfig:
 class TilingConfig:
     """``tu_tiling_config``: the tile size and the VSC config in use for this pass."""
 
-    tile_size: Tuple[int, int]
+    tile_size: tuple[int, int]
     vsc: VscConfig
     tile_size_selected: bool  # False when the scenario fixed the tile size
 
 
-def pipe_layout(tile_count: Tuple[int, int], num_vsc_pipes: int, fdm_merging: bool) -> Tuple[Tuple[int, int], Tuple[int, int], bool]:
+def pipe_layout(tile_count: tuple[int, int], num_vsc_pipes: int, fdm_merging: bool) -> tuple[tuple[int, int], tuple[int, int], bool]:
     """``tu_tiling_config_update_pipe_layout``: ``(pipe0, pipe_count, binning_possible)``.
 
     FDM passes on GPUs with bin merging use fixed 4x8 pipes.  Otherwise pipes start at 1x1 and
@@ -67,10 +65,10 @@ def pipe_layout(tile_count: Tuple[int, int], num_vsc_pipes: int, fdm_merging: bo
     return (pw, ph), (pcw, pch), pw * ph <= MAX_TILES_PER_PIPE
 
 
-def vsc_config(tile_count: Tuple[int, int], num_vsc_pipes: int, fdm_merging: bool) -> VscConfig:
+def vsc_config(tile_count: tuple[int, int], num_vsc_pipes: int, fdm_merging: bool) -> VscConfig:
     """``tu_tiling_config_update_pipes``: the pipe rectangles, clipped to the tile grid."""
     pipe0, pipe_count, possible = pipe_layout(tile_count, num_vsc_pipes, fdm_merging)
-    pipes: List[Rect] = []
+    pipes: list[Rect] = []
     for py in range(pipe_count[1]):
         for px in range(pipe_count[0]):
             x, y = px * pipe0[0], py * pipe0[1]
@@ -78,18 +76,18 @@ def vsc_config(tile_count: Tuple[int, int], num_vsc_pipes: int, fdm_merging: boo
     return VscConfig(tile_count, pipe0, pipe_count, tuple(pipes), possible)
 
 
-def tile_count(fb_size: Tuple[int, int], tile_size: Tuple[int, int], fdm_offset: bool) -> Tuple[int, int]:
+def tile_count(fb_size: tuple[int, int], tile_size: tuple[int, int], fdm_offset: bool) -> tuple[int, int]:
     """Tiles covering the framebuffer; the FDM-offset VSC (``fdm_offset_vsc``) adds one
     column and one row so that the grid can be shifted by ``b_o``."""
     n = (div_round_up(fb_size[0], tile_size[0]), div_round_up(fb_size[1], tile_size[1]))
     return (n[0] + 1, n[1] + 1) if fdm_offset else n
 
 
-def walk_order(vsc: VscConfig) -> List[Tuple[int, int]]:
+def walk_order(vsc: VscConfig) -> list[tuple[int, int]]:
     """Cells in the order ``tu_cmd_render_tiles`` visits them: pipe rows top to bottom, odd
     pipe rows right to left; inside a pipe, rows top to bottom, odd absolute tile rows right to
     left."""
-    order: List[Tuple[int, int]] = []
+    order: list[tuple[int, int]] = []
     pcw, pch = vsc.pipe_count
     for py in range(pch):
         pxs = range(pcw - 1, -1, -1) if py & 1 else range(pcw)
@@ -106,12 +104,12 @@ class GmemConfig:
     """What ``tu_render_pass_gmem_config`` (src/freedreno/vulkan/tu_pass.cc) derives for the
     pass: the pass tile alignment and the pixel budget of one tile layer."""
 
-    tile_align: Tuple[int, int]   # pass->tile_align_w, and tile_align_h after the layer fix-up
+    tile_align: tuple[int, int]   # pass->tile_align_w, and tile_align_h after the layer fix-up
     gmem_pixels: int              # 0: the attachments do not fit (sysmem rendering)
     min_cpp: int
 
 
-def gmem_config(attachment_cpps: Tuple[int, ...], device_tile_align: Tuple[int, int], gmem_bytes: int,
+def gmem_config(attachment_cpps: tuple[int, ...], device_tile_align: tuple[int, int], gmem_bytes: int,
                 layers: int) -> GmemConfig:
     """``tu_render_pass_gmem_config`` for attachments that each get their own allocation.
 
@@ -150,8 +148,8 @@ def gmem_config(attachment_cpps: Tuple[int, ...], device_tile_align: Tuple[int, 
     return GmemConfig((tile_align_w, tile_align_h), pixels, min_cpp)
 
 
-def select_tile_size(fb_size: Tuple[int, int], tile_align: Tuple[int, int], tile_max: Tuple[int, int],
-                     gmem_pixels: int, layers: int, fdm: bool) -> Optional[Tuple[int, int]]:
+def select_tile_size(fb_size: tuple[int, int], tile_align: tuple[int, int], tile_max: tuple[int, int],
+                     gmem_pixels: int, layers: int, fdm: bool) -> tuple[int, int] | None:
     """``tu_tiling_config_update_tile_layout``: the tile size with the fewest tiles (None: no
     tile fits, i.e. the pass renders in sysmem).
 

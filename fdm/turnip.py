@@ -7,16 +7,27 @@ Coordinates are ``(x, y)`` tuples of Python ints; float32 values are ``numpy.flo
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 
 from . import derivations
-from .cmath import (F32, UINT32_MAX, c_div, div_round_up, f32_to_i32, f32_to_u32, is_pow2, logbase2, logbase2_ceil,
-                    modff, u32)
+from .cmath import (
+    F32,
+    UINT32_MAX,
+    c_div,
+    div_round_up,
+    f32_to_i32,
+    f32_to_u32,
+    is_pow2,
+    logbase2,
+    logbase2_ceil,
+    modff,
+    u32,
+)
 
-Pair = Tuple[int, int]
-Rect = Tuple[int, int, int, int]  # x, y, w, h
+Pair = tuple[int, int]
+Rect = tuple[int, int, int, int]  # x, y, w, h
 
 #: tu_common.h
 MAX_VIEWS = 6
@@ -129,7 +140,7 @@ def tu_fragment_density_map_sample(sample: Pair, fb_size: Pair, fdm_size: Pair) 
 
 
 def fdm_sample_position(tile_pos: Pair, tile_size: Pair, fb_size: Pair,
-                        fdm_offset: Optional[Pair], bin_offset: Optional[Pair]) -> Pair:
+                        fdm_offset: Pair | None, bin_offset: Pair | None) -> Pair:
     """Framebuffer position at which ``tu_calc_frag_area`` (tu_tile_config.cc) samples the map.
 
     ``x1 = px*Tw``, ``x2 = min(x1 + Tw, MAX_VIEWPORT_SIZE)``.  With FDM offsets the midpoint of
@@ -148,8 +159,8 @@ def fdm_sample_position(tile_pos: Pair, tile_size: Pair, fb_size: Pair,
     return ((x1 + min(x2, fb_size[0])) // 2, (y1 + min(y2, fb_size[1])) // 2)
 
 
-def tu_calc_frag_area(raw_area: Tuple[np.float32, np.float32], tile_size: Pair, *,
-                      has_fdm_offsets: bool, num_views: int) -> Optional[Pair]:
+def tu_calc_frag_area(raw_area: tuple[np.float32, np.float32], tile_size: Pair, *,
+                      has_fdm_offsets: bool, num_views: int) -> Pair | None:
     """``tu_calc_frag_area`` (src/freedreno/vulkan/tu_tile_config.cc), one view, bit-exact float32.
 
     ``raw_area`` = (1/density_x, 1/density_y) as float32.  Returns ``None`` when the area is not
@@ -200,7 +211,7 @@ def rects_intersect(a: Rect, b: Rect) -> bool:
 
 
 def tu_calc_bin_visibility(tile_pos: Pair, tile_size: Pair, render_area: Rect,
-                           bin_offset: Optional[Pair]) -> bool:
+                           bin_offset: Pair | None) -> bool:
     """``tu_calc_bin_visibility`` (src/freedreno/vulkan/tu_tile_config.cc), one view.
 
     The nominal tile ``((px*Tw, py*Th), T)``, shifted by ``-b_o`` when offsets apply and the
@@ -213,7 +224,7 @@ def tu_calc_bin_visibility(tile_pos: Pair, tile_size: Pair, render_area: Rect,
     return rects_intersect((x, y, tile_size[0], tile_size[1]), render_area)
 
 
-def tile_select_bin(common_bin_start: Pair, bin_extent: Pair, bin_offset: Optional[Pair]) -> Rect:
+def tile_select_bin(common_bin_start: Pair, bin_extent: Pair, bin_offset: Pair | None) -> Rect:
     """The per-view framebuffer bin ``B_v`` of a visible view, as ``tu6_emit_tile_select``
     (src/freedreno/vulkan/tu_cmd_buffer.cc) fills ``bins[]``.
 
@@ -232,7 +243,7 @@ def tile_select_bin(common_bin_start: Pair, bin_extent: Pair, bin_offset: Option
     return (bx, by, bw, bh)
 
 
-def binning_pass_bin(fb_size: Pair, bin_offset: Optional[Pair]) -> Rect:
+def binning_pass_bin(fb_size: Pair, bin_offset: Pair | None) -> Rect:
     """The per-view bin used when patching for the binning pass (``tu6_emit_binning_pass``,
     src/freedreno/vulkan/tu_cmd_buffer.cc): ``(-b_o, W + b_o)`` with offsets, else the framebuffer."""
     if bin_offset is None:
@@ -240,7 +251,7 @@ def binning_pass_bin(fb_size: Pair, bin_offset: Optional[Pair]) -> Rect:
     return (-bin_offset[0], -bin_offset[1], fb_size[0] + bin_offset[0], fb_size[1] + bin_offset[1])
 
 
-def scissor_transform(user_scissor: Rect, frag_area: Pair, bin_rect: Rect, tile_start: Pair) -> Tuple[Pair, Pair]:
+def scissor_transform(user_scissor: Rect, frag_area: Pair, bin_rect: Rect, tile_start: Pair) -> tuple[Pair, Pair]:
     """The scissor patch of ``fdm_apply_scissors`` (src/freedreno/vulkan/tu_pipeline.cc).
 
     ``tile_start`` is ``b_cs - o'`` (the caller subtracts the HW offset).  The user scissor is
@@ -263,7 +274,7 @@ def scissor_transform(user_scissor: Rect, frag_area: Pair, bin_rect: Rect, tile_
 SCISSOR_MAX = 0x7FFF
 
 
-def tu6_emit_scissor(offset: Pair, extent: Pair) -> Tuple[Pair, Pair]:
+def tu6_emit_scissor(offset: Pair, extent: Pair) -> tuple[Pair, Pair]:
     """``tu6_emit_scissor`` (src/freedreno/vulkan/tu_pipeline.cc): (TL, BR) register values.
 
     An extent of 0 in either axis gives the empty scissor TL=(1,1), BR=(0,0).  Otherwise
@@ -277,8 +288,8 @@ def tu6_emit_scissor(offset: Pair, extent: Pair) -> Tuple[Pair, Pair]:
     return tl, (min(br_x, SCISSOR_MAX), min(br_y, SCISSOR_MAX))
 
 
-def fdm_apply_viewport(viewport: Tuple[float, float, float, float], frag_area: Pair, bin_rect: Rect,
-                       common_bin_offset: Pair, hw_offset: Pair) -> Tuple[np.float32, np.float32, np.float32, np.float32]:
+def fdm_apply_viewport(viewport: tuple[float, float, float, float], frag_area: Pair, bin_rect: Rect,
+                       common_bin_offset: Pair, hw_offset: Pair) -> tuple[np.float32, np.float32, np.float32, np.float32]:
     """One slot of ``fdm_apply_viewports`` (src/freedreno/vulkan/tu_pipeline.cc), float32.
 
     Returns the patched ``(x, y, width, height)``.  Early-out: ``fa == (1,1)`` and
@@ -296,7 +307,7 @@ def fdm_apply_viewport(viewport: Tuple[float, float, float, float], frag_area: P
     return (F32(F32(sx * x) + F32(ox)), F32(F32(sy * y) + F32(oy)), F32(w * sx), F32(h * sy))
 
 
-def tu6_emit_viewport_scissor(viewport: Tuple[np.float32, np.float32, np.float32, np.float32]) -> Tuple[Pair, Pair]:
+def tu6_emit_viewport_scissor(viewport: tuple[np.float32, np.float32, np.float32, np.float32]) -> tuple[Pair, Pair]:
     """The ``GRAS_SC_VIEWPORT_SCISSOR_TL/BR`` pair derived in ``tu6_emit_viewport``
     (src/freedreno/vulkan/tu_pipeline.cc) from a (patched) float32 viewport.
 

@@ -6,8 +6,16 @@
 apron blits (``tu_calc_subsampled_aprons``).  Spec: turnip-fdm-spec.md section 7.
 """
 
-from .solver import (APRON_SIZE, TU_SUBSAMPLED_MAX_BINS, SolverEvent, SubsampledLayout, SubsampledTile,
-                     aprons_intersect, get_default_tile_pos, tu_calc_subsampled)
+from .solver import (
+                     APRON_SIZE,
+                     TU_SUBSAMPLED_MAX_BINS,
+                     SolverEvent,
+                     SubsampledLayout,
+                     SubsampledTile,
+                     aprons_intersect,
+                     get_default_tile_pos,
+                     tu_calc_subsampled,
+)
 
 __all__ = ["APRON_SIZE", "TU_SUBSAMPLED_MAX_BINS", "SolverEvent", "SubsampledLayout", "SubsampledTile",
            "aprons_intersect", "get_default_tile_pos", "tu_calc_subsampled"]

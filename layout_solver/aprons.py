@@ -9,16 +9,14 @@ Spec: turnip-fdm-spec.md 7.8.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
-
 import attrs
 
 from fdm.geometry import Rect
 
 from .solver import APRON_SIZE, SubsampledLayout, SubsampledTile
 
-Pair = Tuple[int, int]
-FRect = Tuple[float, float, float, float]   # x0, y0, x1, y1 (half-open), source pixels
+Pair = tuple[int, int]
+FRect = tuple[float, float, float, float]   # x0, y0, x1, y1 (half-open), source pixels
 
 REVISIONS = ("newest", "older")
 
@@ -49,7 +47,7 @@ def _tile_edge_pos(a: SubsampledTile, view: int, k: int, axis: int, T: Pair, b_o
     return min(start + px // fa, start + size)
 
 
-def _shared_edge(a: SubsampledTile, b: SubsampledTile, view: int, axis: int, T: Pair, b_o: Pair) -> Tuple[int, int]:
+def _shared_edge(a: SubsampledTile, b: SubsampledTile, view: int, axis: int, T: Pair, b_o: Pair) -> tuple[int, int]:
     """``calc_shared_vert_edge`` (axis 1) / ``calc_shared_horiz_edge`` (axis 0): the part of
     ``a``'s edge along ``axis`` that faces ``b``, in ``a``'s subsampled coordinates."""
     ap, ae = a.pos[axis], a.extent[axis]
@@ -66,7 +64,7 @@ def _u(v: float) -> int:
     return int(v)
 
 
-def _vertical_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o: Pair) -> List[AprBlit]:
+def _vertical_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o: Pair) -> list[AprBlit]:
     """Right neighbour ``o`` of ``t``: o -> t's right apron, t -> o's left apron, each with
     ``handle_vertical_corners``."""
     R, Ro = t.subsampled_pos[view], o.subsampled_pos[view]
@@ -90,7 +88,7 @@ def _vertical_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o
     return out
 
 
-def _horizontal_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o: Pair) -> List[AprBlit]:
+def _horizontal_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o: Pair) -> list[AprBlit]:
     """Bottom neighbour ``o`` of ``t``: o -> t's bottom apron, t -> o's top apron, each with
     ``handle_horizontal_corners`` (its start test is a float comparison)."""
     R, Ro = t.subsampled_pos[view], o.subsampled_pos[view]
@@ -129,7 +127,7 @@ def _adjacent(a: Rect, b: Rect, axis: int, revision: str) -> bool:
 
 
 def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision: str = "newest",
-                              offsets_under_shared_viewport: Optional[str] = None) -> Tuple[AprBlit, ...]:
+                              offsets_under_shared_viewport: str | None = None) -> tuple[AprBlit, ...]:
     """``tu_calc_subsampled_aprons`` (src/freedreno/vulkan/tu_subsampled_image.cc): the
     (dst rect, float src rect) pairs blitted after the pass for one layer of a single-layer or
     multiview pass (``view = layer``).
@@ -153,7 +151,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
     T = layout.tile_size
     tcw, tch = layout.tile_count
     grid = plan.grid
-    out: List[AprBlit] = []
+    out: list[AprBlit] = []
     for cy in range(tch):
         for cx in range(tcw):
             cfg = grid.cell(cx, cy)

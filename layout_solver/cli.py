@@ -9,6 +9,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
     from fdm.errors import ScenarioError
     from fdm.plan import plan_render_pass
     from fdm.scenario import load_scenario
+
     from .report import write_layout
     plan = plan_render_pass(load_scenario(args.scenario))
     views = None

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Optional, Tuple, Union
+from typing import Union
 
 import attrs
 import numpy as np
 
-Color = Tuple[int, int, int]
+Color = tuple[int, int, int]
 
 
 @attrs.frozen
@@ -22,10 +22,10 @@ class Box:
     y: float
     w: float
     h: float
-    fill: Optional[Color] = None
-    stroke: Optional[Color] = (0, 0, 0)
+    fill: Color | None = None
+    stroke: Color | None = (0, 0, 0)
     width: float = 1.0
-    hatch: Optional[Color] = None
+    hatch: Color | None = None
     dash: bool = False
 
 
@@ -67,7 +67,7 @@ Shape = Union[Box, Line, Label, Raster]
 class Canvas:
     width: int
     height: int
-    shapes: Tuple[Shape, ...]
+    shapes: tuple[Shape, ...]
     title: str = ""
 
 

@@ -9,8 +9,8 @@ driver's order.  Spec: turnip-fdm-spec.md 7.6, 7.7.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Optional, Sequence, Tuple, Union
 
 import attrs
 import numpy as np
@@ -19,9 +19,9 @@ from fdm.cmath import F32
 
 from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, fb_bin_start
 
-Pair = Tuple[int, int]
-FPair = Tuple[np.float32, np.float32]
-Vec4 = Tuple[object, object, object, object]
+Pair = tuple[int, int]
+FPair = tuple[np.float32, np.float32]
+Vec4 = tuple[object, object, object, object]
 
 #: vec4 slots per layer: header (2 vec4) + TU_SUBSAMPLED_MAX_BINS bins (8224 bytes)
 LAYER_VEC4S = 2 + TU_SUBSAMPLED_MAX_BINS
@@ -57,7 +57,7 @@ class LayerMetadata:
     view: int
     fallback: bool
     header: MetadataHeader
-    bins: Tuple[MetadataBin, ...]
+    bins: tuple[MetadataBin, ...]
 
     def bin(self, x: int, y: int) -> MetadataBin:
         return self.bins[y * self.header.bin_stride + x]
@@ -76,8 +76,8 @@ def fallback_metadata(image_extent: Pair, size0: Pair, layer: int = 0, view: int
     return LayerMetadata(layer, view, True, hdr, (MetadataBin(r, (F32(0), F32(0))),))
 
 
-def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_extent: Optional[Pair] = None,
-                                offsets_under_shared_viewport: Optional[str] = None) -> LayerMetadata:
+def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_extent: Pair | None = None,
+                                offsets_under_shared_viewport: str | None = None) -> LayerMetadata:
     """``tu_emit_subsampled_metadata`` (src/freedreno/vulkan/tu_subsampled_image.cc) for one
     layer of an attachment whose image is exactly covered by the framebuffer (``image_extent``
     defaults to it; ``width0 x height0`` come from the layout).
@@ -121,7 +121,7 @@ def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_e
     return LayerMetadata(layer, view, False, hdr, tuple(bins))
 
 
-def metadata_ubo(layers: Sequence[LayerMetadata]) -> Tuple[Optional[Vec4], ...]:
+def metadata_ubo(layers: Sequence[LayerMetadata]) -> tuple[Vec4 | None, ...]:
     """The metadata buffer as the shader's UBO sees it: ``LAYER_VEC4S`` vec4 per layer
     (layer ``i`` at ``i * LAYER_VEC4S``); header vec4 0 = ``(scale.xy, offset.xy)``, vec4 1 =
     ``(bin_stride, pad...)`` (the stride is a uint); unwritten bins are None."""
@@ -135,7 +135,7 @@ def metadata_ubo(layers: Sequence[LayerMetadata]) -> Tuple[Optional[Vec4], ...]:
     return tuple(out)
 
 
-def layout_metadata(layout: SubsampledLayout, **kw) -> Tuple[LayerMetadata, ...]:
+def layout_metadata(layout: SubsampledLayout, **kw) -> tuple[LayerMetadata, ...]:
     """Metadata of every layer of a multiview pass (one per view) or of a single-layer pass."""
     return tuple(tu_emit_subsampled_metadata(layout, i, **kw) for i in range(layout.plan.scenario.views))
 
@@ -186,7 +186,7 @@ def ffma(a: np.float32, b: np.float32, c: np.float32, fused: bool) -> np.float32
     return _round_f32(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)))
 
 
-def tu_get_subsampled_coordinates(ubo: Sequence[Optional[Vec4]], coord: Sequence[float], *,
+def tu_get_subsampled_coordinates(ubo: Sequence[Vec4 | None], coord: Sequence[float], *,
                                   fused: bool = True) -> FPair:
     """``tu_get_subsampled_coordinates`` (src/freedreno/vulkan/tu_subsampled_image.cc): the
     normalized coordinate in the subsampled image for a normalized framebuffer-space
@@ -205,8 +205,8 @@ def tu_get_subsampled_coordinates(ubo: Sequence[Optional[Vec4]], coord: Sequence
     return ffma(u, bd[0], bd[2], fused), ffma(v, bd[1], bd[3], fused)
 
 
-def subsampled_bin(ubo: Sequence[Optional[Vec4]], coord: Sequence[float], *, fused: bool = True
-                   ) -> Tuple[int, int, int]:
+def subsampled_bin(ubo: Sequence[Vec4 | None], coord: Sequence[float], *, fused: bool = True
+                   ) -> tuple[int, int, int]:
     """The bin lookup of ``tu_get_subsampled_coordinates``: ``(bin.x, bin.y, vec4 index)``."""
     u, v = F32(coord[0]), F32(coord[1])
     layer = f2u16(F32(coord[2])) if len(coord) > 2 else 0
@@ -219,8 +219,8 @@ def subsampled_bin(ubo: Sequence[Optional[Vec4]], coord: Sequence[float], *, fus
     return bx, by, by * int(stride_v[0]) + bx + base + 2
 
 
-def shader_pixel(layout: SubsampledLayout, ubo: Sequence[Optional[Vec4]], x: float, y: float,
-                 layer: Optional[int] = None, *, fused: bool = True) -> Tuple[float, float]:
+def shader_pixel(layout: SubsampledLayout, ubo: Sequence[Vec4 | None], x: float, y: float,
+                 layer: int | None = None, *, fused: bool = True) -> tuple[float, float]:
     """Framebuffer pixel position ``(x, y)`` -> subsampled-image pixel position through the
     shader transform: normalize by the image extent (float32), transform, scale by
     ``width0 x height0``."""
@@ -232,8 +232,8 @@ def shader_pixel(layout: SubsampledLayout, ubo: Sequence[Optional[Vec4]], x: flo
     return float(u) * layout.width0, float(v) * layout.height0
 
 
-def framebuffer_to_subsampled(layout: SubsampledLayout, view: int, x: Union[int, Fraction, float],
-                              y: Union[int, Fraction, float]) -> Tuple[Fraction, Fraction]:
+def framebuffer_to_subsampled(layout: SubsampledLayout, view: int, x: int | Fraction | float,
+                              y: int | Fraction | float) -> tuple[Fraction, Fraction]:
     """What the metadata encodes, in exact arithmetic: the subsampled-image pixel position of
     framebuffer position ``(x, y)`` of ``view``.  The bin is ``floor((x + b_o) / T)``; inside a
     stored tile ``sub + (x - b_s) / fa_eff``; identity where the tile is not stored subsampled

@@ -3,19 +3,20 @@ view's bins, (b) the subsampled image in memory, (c) the reconstruction and its 
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 
 from fdm.plan import RenderPassPlan
+
 from .aprons import AprBlit
 from .draw import Box, Canvas, Label, Line, Raster
 from .solver import SubsampledLayout
 
-Color = Tuple[int, int, int]
+Color = tuple[int, int, int]
 
 #: one colour per fragment area (w, h); anything else falls back to grey
-FA_COLORS: Dict[Tuple[int, int], Color] = {
+FA_COLORS: dict[tuple[int, int], Color] = {
     (1, 1): (237, 248, 233), (1, 2): (199, 233, 192), (2, 1): (161, 217, 155), (2, 2): (116, 196, 118),
     (1, 4): (253, 208, 162), (4, 1): (253, 174, 107), (2, 4): (158, 202, 225), (4, 2): (107, 174, 214),
     (4, 4): (49, 130, 189), (8, 8): (8, 81, 156),
@@ -30,7 +31,7 @@ MARGIN = 40.0
 LEGEND_W = 190.0
 
 
-def fa_color(fa: Tuple[int, int]) -> Color:
+def fa_color(fa: tuple[int, int]) -> Color:
     return FA_COLORS.get(tuple(fa), (190, 190, 190))
 
 
@@ -38,8 +39,8 @@ def _scale(w: int, h: int) -> float:
     return min(DRAW_W / w, 620.0 / h)
 
 
-def _legend(x: float, y: float, fas: Sequence[Tuple[int, int]], extra: Sequence[Tuple[str, Box]]) -> List:
-    shapes: List = [Label(x, y, "fragment area", 12)]
+def _legend(x: float, y: float, fas: Sequence[tuple[int, int]], extra: Sequence[tuple[str, Box]]) -> list:
+    shapes: list = [Label(x, y, "fragment area", 12)]
     y += 8
     for fa in sorted(set(tuple(f) for f in fas)):
         shapes.append(Box(x, y, 16, 12, fill=fa_color(fa), stroke=(60, 60, 60)))
@@ -61,7 +62,7 @@ def framebuffer_picture(plan: RenderPassPlan, view: int) -> Canvas:
     W, H = sc.framebuffer
     s = _scale(W, H)
     ox, oy = MARGIN, MARGIN + 10
-    shapes: List = [Label(ox, 22, f"{sc.name}: view {view}, framebuffer {W}x{H}, bins (tile "
+    shapes: list = [Label(ox, 22, f"{sc.name}: view {view}, framebuffer {W}x{H}, bins (tile "
                                f"{plan.tiling.tile_size[0]}x{plan.tiling.tile_size[1]}, b_o = "
                                f"{plan.bin_offsets[view][0]},{plan.bin_offsets[view][1]})", 13)]
     fas = []
@@ -108,7 +109,7 @@ def subsampled_picture(layout: SubsampledLayout, view: int, aprons: Sequence[Apr
     unsub = {e.cell for e in layout.log if e.view == view and e.kind == "unsubsample"}
     title = (f"subsampled image, view {view}: {W0}x{H0} allocated"
              + ("" if layout.solved else " - solver not run (more than 512 bins): stored full resolution"))
-    shapes: List = [Label(ox, 22, title, 13)]
+    shapes: list = [Label(ox, 22, title, 13)]
     fas = []
     for t in layout.tiles:
         if not t.visible(view) or t.subsampled_pos[view] is None:
@@ -148,7 +149,7 @@ def to_rgb8(img: np.ndarray) -> np.ndarray:
     return np.rint(a[..., :3] * 255.0).astype(np.uint8)
 
 
-def heat_rgb(err: np.ndarray, vmax: Optional[float] = None) -> np.ndarray:
+def heat_rgb(err: np.ndarray, vmax: float | None = None) -> np.ndarray:
     """Error magnitudes to a white-yellow-red-black heat map (0 = white)."""
     e = np.abs(np.asarray(err, dtype=np.float64))
     if e.ndim == 3:

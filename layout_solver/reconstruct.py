@@ -48,8 +48,8 @@ skipped by the apron code as adjacent whose mappings disagree) and ``ApronStats.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
-from typing import Iterable, Optional, Sequence, Tuple, Union
 
 import attrs
 import numpy as np
@@ -61,7 +61,7 @@ from .aprons import AprBlit, _adjacent, tu_calc_subsampled_aprons
 from .metadata import LAYER_VEC4S, UndefinedMetadataRead, layout_metadata, metadata_ubo
 from .solver import SubsampledLayout, fb_bin_start
 
-Pair = Tuple[int, int]
+Pair = tuple[int, int]
 
 #: "empty memory": what the image holds where nothing was stored (scene values lie in [0, 1])
 EMPTY = np.float32(-1.0)
@@ -99,7 +99,7 @@ class RenderedBin:
 
     cell: Pair
     view: int
-    bin: Tuple[int, int, int, int]   # B_v (framebuffer space)
+    bin: tuple[int, int, int, int]   # B_v (framebuffer space)
     frag_area: Pair
     values: np.ndarray               # float32, ceil(B.h/fh) x ceil(B.w/fw)
 
@@ -114,7 +114,7 @@ def render_bin(bin_rect: Sequence[int], frag_area: Pair, fb_size: Pair) -> np.nd
     return scene(xs[None, :], ys[:, None], fb_size).astype(np.float32)
 
 
-def render_bins(plan: RenderPassPlan, view: int) -> Tuple[RenderedBin, ...]:
+def render_bins(plan: RenderPassPlan, view: int) -> tuple[RenderedBin, ...]:
     """The fragments of every rendered root tile visible in ``view``, in walk order."""
     fb = plan.scenario.framebuffer
     out = []
@@ -151,7 +151,7 @@ def store_expanded(plan: RenderPassPlan, bins: Sequence[RenderedBin]) -> np.ndar
     return img
 
 
-def stored_rect(layout: SubsampledLayout, rb: RenderedBin) -> Tuple[Rect, bool]:
+def stored_rect(layout: SubsampledLayout, rb: RenderedBin) -> tuple[Rect, bool]:
     """Where the tile's fragments go in the subsampled image and whether they are stored 1:1
     (view subsampled in the tile).  Without a solved layout (``!tile.subsampled``) the tile is
     stored expanded at its framebuffer position, clipped to the framebuffer."""
@@ -185,10 +185,10 @@ class ApronStats:
     dst_pixels_clipped: int     # destination pixels outside the image (the driver asserts)
     src_reads_clamped: int      # source texel reads outside the image, clamped to its edge
     dst_pixels_over_tiles: int  # destination pixels inside another tile's stored rectangle
-    overwriting: Tuple[int, ...] = ()   # indices of the aprons that write into another tile
+    overwriting: tuple[int, ...] = ()   # indices of the aprons that write into another tile
 
 
-def owner_map(shape: Tuple[int, int], stored: Sequence[Tuple[Pair, Rect]]) -> np.ndarray:
+def owner_map(shape: tuple[int, int], stored: Sequence[tuple[Pair, Rect]]) -> np.ndarray:
     """Per image pixel: the index in ``stored`` of the tile whose rectangle holds it, or -1."""
     own = np.full(shape, -1, dtype=np.int32)
     for k, (_, r) in enumerate(stored):
@@ -196,8 +196,8 @@ def owner_map(shape: Tuple[int, int], stored: Sequence[Tuple[Pair, Rect]]) -> np
     return own
 
 
-def blit_nearest(image: np.ndarray, dst: Rect, src: Tuple[float, float, float, float],
-                 writable: Optional[np.ndarray] = None) -> Tuple[int, int]:
+def blit_nearest(image: np.ndarray, dst: Rect, src: tuple[float, float, float, float],
+                 writable: np.ndarray | None = None) -> tuple[int, int]:
     """One NEAREST blit inside ``image`` (in place): destination pixel centre ``d + 0.5`` maps
     to ``s0 + (d + 0.5) * (s1 - s0) / dst_size`` and takes the texel containing it.  Only
     pixels where ``writable`` (image-shaped, optional) is true are written.  Returns
@@ -224,7 +224,7 @@ def blit_nearest(image: np.ndarray, dst: Rect, src: Tuple[float, float, float, f
     return clipped, clamped
 
 
-def _dropped_set(n: int, drop: Union[None, int, str, Iterable[int]]) -> set:
+def _dropped_set(n: int, drop: None | int | str | Iterable[int]) -> set:
     if drop is None:
         return set()
     if isinstance(drop, str):
@@ -237,9 +237,9 @@ def _dropped_set(n: int, drop: Union[None, int, str, Iterable[int]]) -> set:
 
 
 def apply_aprons(image: np.ndarray, aprons: Sequence[AprBlit],
-                 drop: Union[None, int, str, Iterable[int]] = None, *,
-                 stored: Sequence[Tuple[Pair, Rect]] = (), protect_stored: bool = False
-                 ) -> Tuple[np.ndarray, ApronStats, np.ndarray]:
+                 drop: None | int | str | Iterable[int] = None, *,
+                 stored: Sequence[tuple[Pair, Rect]] = (), protect_stored: bool = False
+                 ) -> tuple[np.ndarray, ApronStats, np.ndarray]:
     """A copy of ``image`` after the apron blits in order, skipping ``drop`` (an index of
     ``aprons``, several, or ``"all"``), the stats, and the *contested* pixels: those of a
     stored tile that an apron made for another tile writes.  ``stored``: ``(cell, rect)`` of
@@ -300,8 +300,8 @@ def ffma_np(a: np.ndarray, b: np.ndarray, c: np.ndarray, fused: bool) -> np.ndar
     return np.where(mid & (e != 0), fix, r).astype(np.float32)
 
 
-def subsampled_coordinates(ubo: Sequence[Optional[tuple]], u: np.ndarray, v: np.ndarray, layer: int = 0, *,
-                           fused: bool = True) -> Tuple[np.ndarray, np.ndarray]:
+def subsampled_coordinates(ubo: Sequence[tuple | None], u: np.ndarray, v: np.ndarray, layer: int = 0, *,
+                           fused: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``tu_get_subsampled_coordinates`` for arrays of normalized framebuffer coordinates
     (converted to float32): bin ``f2u16(c * hdr.scale + hdr.offset)``, result
     ``c * bin.scale + bin.offset``.  Raises :class:`UndefinedMetadataRead` / ``ValueError`` where
@@ -363,7 +363,7 @@ def sample(image: np.ndarray, sx: np.ndarray, sy: np.ndarray, filter: str, addre
 # --------------------------------------------------------------------------------------------
 # sample points
 
-def bin_edges(plan: RenderPassPlan, view: int) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+def bin_edges(plan: RenderPassPlan, view: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Framebuffer-space x and y coordinates of the rendered bins' edges in ``view`` (clipped to
     the framebuffer, its borders included)."""
     W, H = plan.scenario.framebuffer
@@ -384,8 +384,8 @@ def _near(edges: Sequence[int], band: int, size: int) -> np.ndarray:
     return np.unique(c[(c > 0) & (c < size)])
 
 
-def sample_points(plan: RenderPassPlan, view: int, *, band: int = 4, samples: Optional[int] = None
-                  ) -> Tuple[np.ndarray, np.ndarray]:
+def sample_points(plan: RenderPassPlan, view: int, *, band: int = 4, samples: int | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
     """Framebuffer positions to compare: pixel centres (all, or a regular strided subset of
     about ``samples`` of them) plus every point within ``band`` pixels of a bin edge (pixel
     centres and ``EDGE_OFFSETS`` around each edge), corners included."""
@@ -413,12 +413,12 @@ class ViewReconstruction:
     plan: RenderPassPlan
     layout: SubsampledLayout
     view: int
-    layer: Optional[int]           # coordinate z for the transform (None: single-view pass)
-    bins: Tuple[RenderedBin, ...]
+    layer: int | None           # coordinate z for the transform (None: single-view pass)
+    bins: tuple[RenderedBin, ...]
     expanded: np.ndarray           # H x W, non-subsampled path
     stored: np.ndarray             # height0 x width0 before the aprons
     subsampled: np.ndarray         # after the aprons
-    aprons: Tuple[AprBlit, ...]
+    aprons: tuple[AprBlit, ...]
     apron_stats: ApronStats
     contested: np.ndarray          # height0 x width0 bool: stored pixels overwritten by another tile's apron
     ubo: tuple
@@ -427,7 +427,7 @@ class ViewReconstruction:
 
 
 def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *,
-                     drop_apron: Union[None, int, str, Iterable[int]] = None, fused: bool = True,
+                     drop_apron: None | int | str | Iterable[int] = None, fused: bool = True,
                      revision: str = "newest", protect_stored: bool = False) -> ViewReconstruction:
     """Render, store (both paths), run the aprons and build the metadata of one view
     (``protect_stored``: see :func:`apply_aprons`)."""
@@ -444,7 +444,7 @@ def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, 
 
 
 def sample_both(rec: ViewReconstruction, xs: np.ndarray, ys: np.ndarray, filter: str, addressing: str,
-                border: float = BORDER) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                border: float = BORDER) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sample both paths at framebuffer positions: ``(subsampled, expanded, texel coords of the
     subsampled sample x, y)``.  The normalized coordinate is ``float32(x / W)``."""
     W, H = rec.plan.scenario.framebuffer
@@ -469,7 +469,7 @@ def _window_extreme(img: np.ndarray, radius: Pair, op) -> np.ndarray:
 
 
 def neighbourhood_bound(rec: ViewReconstruction, xs: np.ndarray, ys: np.ndarray, addressing: str,
-                        border: float = BORDER, radius: Optional[Pair] = None) -> Tuple[np.ndarray, np.ndarray]:
+                        border: float = BORDER, radius: Pair | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Per sample: the value range of the expanded image within ``radius`` pixels (default
     ``F + 1`` per axis) of the pixel containing it, with the border colour when the window
     leaves the framebuffer under CLAMP_TO_BORDER; and whether the window touches unrendered
@@ -520,11 +520,11 @@ class ErrorReport:
     ties: int                    # NEAREST points within ``tie_tol`` of a texel boundary (LINEAR bound)
     max_error: float
     max_error_edge: float        # largest error within ``band`` pixels of a bin edge
-    worst: Tuple[float, float]   # framebuffer position of ``max_error``
+    worst: tuple[float, float]   # framebuffer position of ``max_error``
     bound_at_worst: float
     max_bound: float
     max_excess: float            # max(error - bound) over the samples
-    worst_excess: Tuple[float, float]
+    worst_excess: tuple[float, float]
     violations: int              # samples with error > bound + eps
     eps: float
     aprons: ApronStats
@@ -534,9 +534,9 @@ class ErrorReport:
         return self.violations == 0
 
 
-def compare(rec: ViewReconstruction, filter: str, addressing: str, *, samples: Optional[int] = None,
-            band: Optional[int] = None, border: float = BORDER, eps: float = 1e-6, tie_tol: float = 1e-3,
-            radius: Optional[Pair] = None, points: Optional[Tuple[np.ndarray, np.ndarray]] = None,
+def compare(rec: ViewReconstruction, filter: str, addressing: str, *, samples: int | None = None,
+            band: int | None = None, border: float = BORDER, eps: float = 1e-6, tie_tol: float = 1e-3,
+            radius: Pair | None = None, points: tuple[np.ndarray, np.ndarray] | None = None,
             exclude_contested: bool = False) -> ErrorReport:
     """Compare the two paths of ``rec`` at :func:`sample_points` (or ``points``).
     ``exclude_contested`` leaves out the samples whose subsampled footprint touches a contested
@@ -583,7 +583,7 @@ def compare(rec: ViewReconstruction, filter: str, addressing: str, *, samples: O
 
 def reconstruction_error(plan: RenderPassPlan, layout: SubsampledLayout, view: int, filter: str = "linear",
                          addressing: str = "clamp_to_edge", *,
-                         drop_apron: Union[None, int, str, Iterable[int]] = None, samples: Optional[int] = None,
+                         drop_apron: None | int | str | Iterable[int] = None, samples: int | None = None,
                          fused: bool = True, revision: str = "newest", **kw) -> ErrorReport:
     """Reconstruct ``view`` through the subsampled path and compare it with the expanded path
     (see the module docstring for the bound).  ``drop_apron``: an index of the apron list (or
@@ -629,7 +629,7 @@ def reconstruction_images(plan: RenderPassPlan, layout: SubsampledLayout, view: 
 # --------------------------------------------------------------------------------------------
 # findings: framebuffer edges that are not at the image edge in subsampled space
 
-def detached_image_edges(layout: SubsampledLayout, view: int) -> Tuple[Tuple[Pair, str, int], ...]:
+def detached_image_edges(layout: SubsampledLayout, view: int) -> tuple[tuple[Pair, str, int], ...]:
     """``(cell, side, gap)`` for stored tiles of ``view`` whose framebuffer-edge side is not at
     the subsampled image's edge, so that CLAMP_TO_EDGE / CLAMP_TO_BORDER at that framebuffer edge
     blend never-written texels instead (no apron is made there); ``gap`` is the distance in
@@ -662,7 +662,7 @@ def detached_image_edges(layout: SubsampledLayout, view: int) -> Tuple[Tuple[Pai
 
 
 def inconsistent_adjacent_tiles(layout: SubsampledLayout, view: int, revision: str = "newest"
-                                ) -> Tuple[Tuple[Pair, Pair, int], ...]:
+                                ) -> tuple[tuple[Pair, Pair, int], ...]:
     """``(cell_a, cell_b, axis)`` of neighbours sharing an edge in the tile grid (``b`` right of
     ``a`` for axis 0, below for axis 1) that ``tu_calc_subsampled_aprons`` skips as adjacent in
     subsampled space although their framebuffer-to-subsampled mappings disagree along the edge

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import html
 import os
-from typing import List, Optional, Sequence, Tuple
+from collections.abc import Sequence
 
 import numpy as np
 
 from fdm.plan import RenderPassPlan
 from fdm.report import plan_table
+
 from .aprons import tu_calc_subsampled_aprons
 from .draw import Canvas, to_png, to_svg
 from .pictures import framebuffer_picture, heat_rgb, raster_picture, subsampled_picture, to_rgb8
@@ -23,7 +24,7 @@ def _write_bytes(path: str, data: bytes) -> None:
     os.replace(tmp, path)
 
 
-def _save(canvas: Canvas, out_dir: str, stem: str) -> Tuple[str, str]:
+def _save(canvas: Canvas, out_dir: str, stem: str) -> tuple[str, str]:
     svg, png = os.path.join(out_dir, stem + ".svg"), os.path.join(out_dir, stem + ".png")
     _write_bytes(svg, to_svg(canvas).encode("utf-8"))
     _write_bytes(png, to_png(canvas))
@@ -43,7 +44,7 @@ def layout_summary(layout: SubsampledLayout) -> str:
             f"{shifts} shifts, {unsub} un-subsample steps, {border} border (stick) tiles")
 
 
-def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int) -> List[Tuple[str, Canvas, str]]:
+def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int) -> list[tuple[str, Canvas, str]]:
     """(c): the image in memory, the reconstruction sampled through the metadata transform and
     its error against the expanded image, from the CPU reconstruction."""
     from .reconstruct import reconstruction_images
@@ -73,8 +74,8 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return g
 
 
-def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[int]] = None
-                 ) -> Tuple[List[str], str]:
+def write_layout(plan: RenderPassPlan, out_dir: str, views: Sequence[int] | None = None
+                 ) -> tuple[list[str], str]:
     """Solve the subsampled layout of ``plan`` and write, per view, (a) framebuffer bins,
     (b) the subsampled image and (c) the reconstruction and its error, as SVG and PNG, plus
     ``layout.txt`` and ``index.html``.  Everything is computed before the first file is written.
@@ -97,7 +98,7 @@ def write_layout(plan: RenderPassPlan, out_dir: str, views: Optional[Sequence[in
         summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
                     f"(blit_subsampled_apron asserts; see docs/findings.md)")
     os.makedirs(out_dir, exist_ok=True)
-    written: List[str] = []
+    written: list[str] = []
     rows = []
     for stem, canvas, caption in pictures:
         written += _save(canvas, out_dir, stem)

@@ -11,7 +11,6 @@ their *root cell* (the bottom-right cell of a merged group, ``TileConfig.cell`` 
 from __future__ import annotations
 
 from collections import deque
-from typing import Deque, Dict, List, Optional, Tuple
 
 import attrs
 
@@ -22,7 +21,7 @@ from fdm.tile_select import use_fast_store
 from fdm.tiles import TileConfig
 from fdm.turnip import tu_bin_offset
 
-Pair = Tuple[int, int]
+Pair = tuple[int, int]
 
 #: tu_subsampled_image.h: pixels of neighbour content copied around a tile edge
 APRON_SIZE = 2
@@ -36,7 +35,7 @@ OFFSET_MODES = ("null", "real")
 # get_default_tile_pos
 
 def default_axis(p: int, e: int, f: int, size: int, t: int, align: int,
-                 bin_offset: Optional[int]) -> Tuple[int, int, bool]:
+                 bin_offset: int | None) -> tuple[int, int, bool]:
     """One axis of ``get_default_tile_pos`` (tu_tile_config.cc): ``(start, end, stick)``.
 
     ``p``/``e``: tile position and extent in cells; ``f``: frag area on this axis; ``size``: the
@@ -72,7 +71,7 @@ def default_axis(p: int, e: int, f: int, size: int, t: int, align: int,
 
 
 def get_default_tile_pos(pos: Pair, extent: Pair, frag_area: Pair, fb_size: Pair, tile_size: Pair,
-                         tile_align: Pair, bin_offset: Optional[Pair]) -> Tuple[Rect, bool]:
+                         tile_align: Pair, bin_offset: Pair | None) -> tuple[Rect, bool]:
     """``get_default_tile_pos`` (src/freedreno/vulkan/tu_tile_config.cc): the default rectangle of
     a (root) tile for one view in subsampled space, and whether the tile sticks to the right or
     bottom framebuffer edge (the driver ORs that into ``tile->subsampled_border`` as a side
@@ -107,8 +106,8 @@ class SubsampledTile:
     pos: Pair                           # top-left cell
     extent: Pair                        # E
     visible_views: int
-    frag_areas: Tuple[Pair, ...]
-    subsampled_pos: Tuple[Optional[Rect], ...]  # per view; None for views not visible in the tile
+    frag_areas: tuple[Pair, ...]
+    subsampled_pos: tuple[Rect | None, ...]  # per view; None for views not visible in the tile
     subsampled_views: int
     subsampled_border: bool
     subsampled: bool
@@ -149,24 +148,24 @@ class SubsampledLayout:
     tile_size: Pair
     tile_count: Pair
     tile_align: Pair                          # device tile_align_w/h
-    bin_offsets: Optional[Tuple[Pair, ...]]   # b_o per view as the solver used them; None = NULL
+    bin_offsets: tuple[Pair, ...] | None   # b_o per view as the solver used them; None = NULL
     width0: int
     height0: int
-    tiles: Tuple[SubsampledTile, ...]         # roots with a visible view, raster order of root cells
-    log: Tuple[SolverEvent, ...]
-    _by_cell: Dict[Pair, SubsampledTile] = attrs.field(factory=dict, repr=False)
+    tiles: tuple[SubsampledTile, ...]         # roots with a visible view, raster order of root cells
+    log: tuple[SolverEvent, ...]
+    _by_cell: dict[Pair, SubsampledTile] = attrs.field(factory=dict, repr=False)
 
     def __attrs_post_init__(self) -> None:
         self._by_cell.update({t.cell: t for t in self.tiles})
 
-    def tile(self, x: int, y: int) -> Optional[SubsampledTile]:
+    def tile(self, x: int, y: int) -> SubsampledTile | None:
         """The entry of the root that covers cell ``(x, y)`` (None when it has no visible view)."""
         return self._by_cell.get(self.plan.grid.root(x, y).cell)
 
     def bin_offset(self, view: int) -> Pair:
         return self.bin_offsets[view] if self.bin_offsets is not None else (0, 0)
 
-    def emit_bin_offset(self, view: int, offsets_under_shared_viewport: Optional[str] = None) -> Pair:
+    def emit_bin_offset(self, view: int, offsets_under_shared_viewport: str | None = None) -> Pair:
         """``b_o`` as ``tu_emit_subsampled`` hands it to the metadata and apron code: the solver's
         by default, or per ``offsets_under_shared_viewport`` (``"real"`` models pop-os @ 4ff7b570,
         which passes the real offsets even under a shared viewport)."""
@@ -193,7 +192,7 @@ def image_size0(plan: RenderPassPlan) -> Pair:
 
 
 def solver_bin_offsets(plan: RenderPassPlan, offsets_under_shared_viewport: str = "null"
-                       ) -> Optional[Tuple[Pair, ...]]:
+                       ) -> tuple[Pair, ...] | None:
     """The offsets ``tu_calc_tile_config`` hands ``tu_calc_subsampled``: NULL without offsets,
     and NULL under a shared viewport (pop-os @ aee40d4a, tencentmalos); ``"real"`` models the
     older sailfish @ 9429b474, which passes the real offsets even then.  Returns ``b_o`` per view."""
@@ -216,13 +215,13 @@ class _Work:
     """Mutable per-root state while solving (the driver mutates ``tu_tile_config`` in place)."""
 
     cfg: TileConfig
-    pos: List[Optional[Rect]]
+    pos: list[Rect | None]
     views: int = 0        # subsampled_views
     border: bool = False
 
 
 class _Solver:
-    def __init__(self, plan: RenderPassPlan, bin_offsets: Optional[Tuple[Pair, ...]]):
+    def __init__(self, plan: RenderPassPlan, bin_offsets: tuple[Pair, ...] | None):
         self.plan = plan
         self.grid = plan.grid
         self.T = plan.tiling.tile_size
@@ -231,10 +230,10 @@ class _Solver:
         self.A = plan.scenario.gpu.tile_align
         self.bo = bin_offsets
         self.views = plan.scenario.views
-        self.work: Dict[Pair, _Work] = {}
-        self.queue: Deque[Pair] = deque()
+        self.work: dict[Pair, _Work] = {}
+        self.queue: deque[Pair] = deque()
         self.queued: set = set()
-        self.log: List[SolverEvent] = []
+        self.log: list[SolverEvent] = []
 
     def default_pos(self, w: _Work, view: int, fa: Pair) -> Rect:
         """``get_default_tile_pos`` with its sticky side effect on ``subsampled_border``."""
@@ -254,7 +253,7 @@ class _Solver:
         self.queued.discard(cell)
         return self.work[cell]
 
-    def root_work(self, x: int, y: int) -> Tuple[TileConfig, Optional[_Work]]:
+    def root_work(self, x: int, y: int) -> tuple[TileConfig, _Work | None]:
         r = self.grid.root(x, y)
         return r, self.work.get(r.cell)
 

@@ -91,7 +91,7 @@ def handle_run(args) -> int:
     unit = "LSB" if fmt.quantised_8bit else "ulp"
     print(f"device: {info.describe()}")
     print(f"{args.algorithm} {w}x{h} {fmt.name}: {len(got)} levels, kernel {path if args.algorithm != 'blit' else 'vkCmdBlitImage'}")
-    for level, (g, err) in enumerate(zip(got, cmp.per_level)):
+    for level, (g, err) in enumerate(zip(got, cmp.per_level, strict=False)):
         print(f"  level {level:2d} {g.shape[1]}x{g.shape[0]}: max difference {err} {unit}")
     if messages:
         print(f"validation: {len(messages)} message(s); first: {messages[0]}", file=sys.stderr)

@@ -46,4 +46,4 @@ def tolerance(fmt: Format) -> int:
 def compare_chain(got: list, want: list, fmt: Format) -> Comparison:
     if len(got) != len(want):
         raise ValueError(f"levels: got {len(got)}, model {len(want)}")
-    return Comparison(tuple(level_error(g, w) for g, w in zip(got, want)), tolerance(fmt))
+    return Comparison(tuple(level_error(g, w) for g, w in zip(got, want, strict=False)), tolerance(fmt))

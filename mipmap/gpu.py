@@ -35,7 +35,7 @@ def split_groups(n: int) -> tuple[int, int]:
 
 
 class MipImage:
-    def __init__(self, runner: "MipmapRunner", width: int, height: int):
+    def __init__(self, runner: MipmapRunner, width: int, height: int):
         ctx, vk, fmt = runner.ctx, runner.vk, runner.fmt
         self.runner = runner
         self.sizes = level_sizes(width, height)

@@ -35,7 +35,8 @@ def spd_reduce(a: np.ndarray) -> np.ndarray:
     ys = np.arange(h1)
     x0, x1 = 2 * xs, np.minimum(2 * xs + 1, w - 1)
     y0, y1 = 2 * ys, np.minimum(2 * ys + 1, h - 1)
-    g = lambda yy, xx: a[yy][:, xx]
+    def g(yy, xx):
+        return a[yy][:, xx]
     return reduce4(g(y0, x0), g(y0, x1), g(y1, x0), g(y1, x1))
 
 

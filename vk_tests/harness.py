@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import attrs
 import numpy as np
@@ -105,7 +105,7 @@ def select_device(names: Sequence[str], selector) -> int:
 
 
 class Buffer:
-    def __init__(self, ctx: "Vulkan", size: int, usage: int, host_visible: bool):
+    def __init__(self, ctx: Vulkan, size: int, usage: int, host_visible: bool):
         vk = ctx.vk
         self.ctx, self.size = ctx, size
         info = vk.VkBufferCreateInfo(size=size, usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE)
@@ -137,7 +137,7 @@ class Buffer:
 class Image:
     """A 2D image with a full or partial mip chain and one view per level."""
 
-    def __init__(self, ctx: "Vulkan", width: int, height: int, levels: int, fmt: int, view_fmt: int,
+    def __init__(self, ctx: Vulkan, width: int, height: int, levels: int, fmt: int, view_fmt: int,
                  usage: int, flags: int = 0):
         vk = ctx.vk
         self.ctx, self.width, self.height, self.levels, self.format = ctx, width, height, levels, fmt

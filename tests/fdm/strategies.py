@@ -12,8 +12,6 @@ per pixel for the default attachments, is a multiple of 4096 bytes).
 
 from __future__ import annotations
 
-from typing import Optional
-
 from hypothesis import strategies as st
 
 from fdm.gpu import gpu_profiles
@@ -93,7 +91,7 @@ def _viewport(draw, W: int, H: int) -> list:
 
 
 @st.composite
-def scenario_dicts(draw, *, allow_zero: bool = True, offsets: Optional[bool] = None,
+def scenario_dicts(draw, *, allow_zero: bool = True, offsets: bool | None = None,
                    gpus=None, max_views: int = 6, max_tiles: int = 6):
     """A valid scenario dict.
 

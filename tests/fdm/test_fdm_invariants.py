@@ -179,7 +179,7 @@ def wrap_case(patch) -> bool:
     ew, eh = patch.scissor_extent
     if ew == 0 or eh == 0:
         return False
-    for off, e in zip(patch.scissor_offset, patch.scissor_extent):
+    for off, e in zip(patch.scissor_offset, patch.scissor_extent, strict=False):
         es = signed32(e)
         if es < 0 and off + es <= 0:
             return True
@@ -473,7 +473,7 @@ def test_inv10_frag_area_pow2_clamped_divides_tile_pure(raw, T, has_off, views):
 def test_inv10_frag_area_pow2_clamped_divides_tile_in_plan(d):
     f, plan = build(d)
     for c in plan.grid.cells:
-        for v, fa in enumerate(c.frag_areas):
+        for _v, fa in enumerate(c.frag_areas):
             if fa == INVISIBLE:
                 continue
             for a in (0, 1):

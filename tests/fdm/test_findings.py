@@ -5,8 +5,6 @@ from __future__ import annotations
 import glob
 import os
 
-import pytest
-
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario
 
@@ -48,8 +46,9 @@ def test_density0_view_turns_lrz_off_without_hw_scaling():
 
 
 def test_viewport_scissor_of_scaled_viewport():
-    from fdm.turnip import tu6_emit_viewport_scissor
     import numpy as np
+
+    from fdm.turnip import tu6_emit_viewport_scissor
     f = np.float32
     assert tu6_emit_viewport_scissor((f(0), f(0), f(500), f(300))) == ((0, 0), (499, 299))
     # fractional start truncates, end rounds up; negative height flips y

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable, List
+from collections.abc import Callable
 
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
 from fdm.turnip import fdm_texel_shift
 
 
-def texel_values(fb, fdm_size, density_at: Callable[[int, int], float]) -> List[list]:
+def texel_values(fb, fdm_size, density_at: Callable[[int, int], float]) -> list[list]:
     """Rows of densities for an FDM of ``fdm_size`` texels over framebuffer ``fb``: each texel
     gets ``density_at(x, y)`` of its framebuffer-space centre (texels are the driver's
     power-of-two size, so choose ``density_at`` by the tile sample points it must serve)."""

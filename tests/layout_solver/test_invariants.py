@@ -4,7 +4,6 @@ viewport, framebuffers that are not a multiple of the tile size, density-0 holes
 
 from __future__ import annotations
 
-import functools
 import math
 from fractions import Fraction
 
@@ -17,8 +16,13 @@ from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
 from layout_solver import APRON_SIZE, aprons_intersect, get_default_tile_pos, tu_calc_subsampled
 from layout_solver.aprons import tu_calc_subsampled_aprons
-from layout_solver.metadata import (framebuffer_to_subsampled, layout_metadata, metadata_ubo, shader_pixel,
-                                    subsampled_bin)
+from layout_solver.metadata import (
+    framebuffer_to_subsampled,
+    layout_metadata,
+    metadata_ubo,
+    shader_pixel,
+    subsampled_bin,
+)
 
 #: GPU -> device tile_align (a subset of fdm.gpu covering 96/64/32-wide alignment, a6xx and a7xx/a8xx)
 GPUS = {"a740": (96, 32), "a750": (96, 32), "a730": (64, 32), "a810": (32, 16), "a650": (96, 16)}
@@ -107,7 +111,7 @@ def test_inv22_inside_unsubsampled_rect_and_disjoint(layout):
     for v in range(layout.plan.scenario.views):
         tiles = [t for t in layout.tiles if t.visible(v)]
         us = [unsubsampled(layout, t, v) for t in tiles]
-        for t, u in zip(tiles, us):
+        for t, u in zip(tiles, us, strict=False):
             assert u.contains(t.subsampled_pos[v]), (t.cell, v, u, t.subsampled_pos[v])
         for i in range(len(tiles)):
             for j in range(i + 1, len(tiles)):

@@ -9,8 +9,6 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-import pytest
-
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(REPO, "fdm", "data", "demo.toml")
 

@@ -7,16 +7,26 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from layout_helpers import plan, texel_values
+from test_solver_examples import plan_11_7, plan_11_9
 
 from fdm.cmath import F32
 from fdm.geometry import Rect
 from layout_solver import tu_calc_subsampled
 from layout_solver.aprons import AprBlit, tu_calc_subsampled_aprons
-from layout_solver.metadata import (LAYER_BYTES, LAYER_VEC4S, UndefinedMetadataRead, f2u16, fallback_metadata,
-                                    ffma, framebuffer_to_subsampled, metadata_ubo, shader_pixel,
-                                    tu_emit_subsampled_metadata, tu_get_subsampled_coordinates)
-from layout_helpers import plan, texel_values
-from test_solver_examples import plan_11_7, plan_11_9
+from layout_solver.metadata import (
+    LAYER_BYTES,
+    LAYER_VEC4S,
+    UndefinedMetadataRead,
+    f2u16,
+    fallback_metadata,
+    ffma,
+    framebuffer_to_subsampled,
+    metadata_ubo,
+    shader_pixel,
+    tu_emit_subsampled_metadata,
+    tu_get_subsampled_coordinates,
+)
 
 
 def f32(x):

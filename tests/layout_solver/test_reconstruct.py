@@ -11,35 +11,46 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
+from layout_helpers import plan, texel_values
+from test_metadata_aprons_examples import plan_11_13
+from test_solver_examples import plan_11_7, plan_11_9
 
 import fdm
 from fdm.cmath import F32
 from fdm.errors import ScenarioError
+from fdm.geometry import Rect
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario, parse_scenario
-from fdm.geometry import Rect
 from layout_solver import tu_calc_subsampled
 from layout_solver.metadata import ffma, layout_metadata, metadata_ubo, tu_get_subsampled_coordinates
-from layout_solver.reconstruct import (ADDRESSING, EMPTY, FILTERS, apply_aprons, compare,
-                                       detached_image_edges, ffma_np, inconsistent_adjacent_tiles,
-                                       reconstruct_view,
-                                       reconstruction_error, reconstruction_images, sample, sample_points,
-                                       subsampled_coordinates)
-from layout_helpers import plan, texel_values
-from test_metadata_aprons_examples import plan_11_13
-from test_solver_examples import plan_11_7, plan_11_9
+from layout_solver.reconstruct import (
+    ADDRESSING,
+    EMPTY,
+    FILTERS,
+    apply_aprons,
+    compare,
+    detached_image_edges,
+    ffma_np,
+    inconsistent_adjacent_tiles,
+    reconstruct_view,
+    reconstruction_error,
+    reconstruction_images,
+    sample,
+    sample_points,
+    subsampled_coordinates,
+)
 
 DEMO = os.path.join(os.path.dirname(fdm.__file__), "data", "demo.toml")
 COMBOS = [(f, a) for f in FILTERS for a in ADDRESSING]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def demo():
     p = plan_render_pass(load_scenario(DEMO))
     return p, tu_calc_subsampled(p)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def demo_view(view):
     p, L = demo()
     return reconstruct_view(p, L, view)
@@ -58,7 +69,7 @@ def test_ffma_np_matches_scalar_model():
     c = np.append(c, [F32(1 + 2 ** -23), F32(2 ** -24), F32(2 ** -24)]).astype(np.float32)
     for fused in (True, False):
         got = ffma_np(a, b, c, fused)
-        want = np.array([ffma(x, y, z, fused) for x, y, z in zip(a, b, c)], dtype=np.float32)
+        want = np.array([ffma(x, y, z, fused) for x, y, z in zip(a, b, c, strict=False)], dtype=np.float32)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), fused
     assert ffma_np(a[-3:], b[-3:], c[-3:], True).tolist() == [1 + 2 ** -23, 1.0, 1 + 2 ** -22]
 
@@ -75,7 +86,7 @@ def test_vectorised_transform_is_the_scalar_one(which, fused):
     for layer in range(p.scenario.views):
         su, sv = subsampled_coordinates(ubo, u, v, layer, fused=fused)
         z = [F32(layer)] if p.scenario.views > 1 else []
-        want = [tu_get_subsampled_coordinates(ubo, [a, b] + z, fused=fused) for a, b in zip(u, v)]
+        want = [tu_get_subsampled_coordinates(ubo, [a, b] + z, fused=fused) for a, b in zip(u, v, strict=False)]
         assert np.array_equal(su, np.array([w[0] for w in want], dtype=np.float32))
         assert np.array_equal(sv, np.array([w[1] for w in want], dtype=np.float32))
 

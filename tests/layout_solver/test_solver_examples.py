@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from fdm.geometry import Rect
-from layout_solver import (APRON_SIZE, TU_SUBSAMPLED_MAX_BINS, aprons_intersect, get_default_tile_pos,
-                           tu_calc_subsampled)
 from layout_helpers import plan, texel_values
+
+from fdm.geometry import Rect
+from layout_solver import APRON_SIZE, TU_SUBSAMPLED_MAX_BINS, aprons_intersect, get_default_tile_pos, tu_calc_subsampled
 
 
 def plan_11_7():

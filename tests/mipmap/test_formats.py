@@ -22,7 +22,7 @@ def test_srgb_thresholds_increase_and_separate_the_codes():
 @given(st.floats(0.0, 1.0, width=32))
 def test_srgb_encode_is_the_nearest_code(v):
     k = int(encode_srgb(np.array([v], np.float32))[0])
-    lin = srgb_lut().astype(np.float64)
+    srgb_lut().astype(np.float64)
     # the chosen code is at least as close (in sRGB space) as its neighbours
     def s(x):
         return 12.92 * x if x <= 0.0031308 else 1.055 * x ** (1 / 2.4) - 0.055

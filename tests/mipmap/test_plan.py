@@ -38,7 +38,7 @@ def test_tiled_plan_makes_every_level_once(w, h):
 def test_known_plans(size, want):
     plan = tiled_plan(*size)
     assert len(plan) == len(want)
-    for d, (kernel, level, m, groups) in zip(plan, want):
+    for d, (kernel, level, m, groups) in zip(plan, want, strict=False):
         assert d.kernel == kernel and d.levels == m
         if kernel == "fast" or level:
             assert d.input_level == level

@@ -59,7 +59,7 @@ def test_chain_is_separable_vertical_then_horizontal(w, h, seed):
 def test_constant_images_stay_constant(w, h, c):
     chain64 = reference_chain(np.full((h, w, 2), c))
     chain32 = reference_chain(np.full((h, w, 2), c, np.float32), np.float32)
-    for a, b in zip(chain64, chain32):
+    for a, b in zip(chain64, chain32, strict=False):
         assert np.allclose(a, c, rtol=1e-15, atol=0)
         assert np.allclose(b, c, rtol=3e-6, atol=0)
 
@@ -68,7 +68,7 @@ def test_constant_images_stay_constant(w, h, c):
 @given(st.integers(1, 80), st.integers(1, 80), st.integers(0, 2**31))
 def test_float32_replay_tracks_float64(w, h, seed):
     img = np.random.default_rng(seed).random((h, w)).astype(np.float32)
-    for a, b in zip(reference_chain(img), reference_chain(img, np.float32)):
+    for a, b in zip(reference_chain(img), reference_chain(img, np.float32), strict=False):
         assert b.dtype == np.float32
         assert np.allclose(a, b, rtol=0, atol=1e-5)
 

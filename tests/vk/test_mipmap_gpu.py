@@ -52,7 +52,7 @@ def test_r32f_is_bit_exact_on_both_paths(vk, runners):
     want = stored_chain(level0, fmt)
     for shuffle in (True, False):
         got = runner_for(vk, runners, "r32f", shuffle).generate("tiled", level0)
-        for g, r in zip(got, want):
+        for g, r in zip(got, want, strict=False):
             assert np.array_equal(g.view(np.uint32), r.view(np.uint32))
 
 
@@ -61,11 +61,11 @@ def test_blit_chain_runs_and_is_a_box_filter_only_for_even_sizes(vk, runners):
     runner = runner_for(vk, runners, "r32f", True)
     pot = random_level0(32, 16, fmt, seed=1)
     got = runner.generate("blit", pot)
-    for g, r in zip(got, stored_chain(pot, fmt)):
+    for g, r in zip(got, stored_chain(pot, fmt), strict=False):
         assert np.allclose(g, r, rtol=0, atol=1e-6)
     npot = random_level0(7, 5, fmt, seed=1)
     got = runner.generate("blit", npot)
-    assert not all(np.allclose(g, r, atol=1e-3) for g, r in zip(got, stored_chain(npot, fmt)))
+    assert not all(np.allclose(g, r, atol=1e-3) for g, r in zip(got, stored_chain(npot, fmt), strict=False))
 
 
 def test_stale_levels_cannot_pass(vk, runners):

@@ -1,0 +1,1 @@
+"""The turnip-fdm command line."""
