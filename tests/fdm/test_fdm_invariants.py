@@ -12,34 +12,20 @@ functions, over directly generated inputs.  No test compares a model function wi
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, example, given, note, settings
 from hypothesis import strategies as st
 
+from fdm import strategies as S
 from fdm.patch import lower_frag_coord
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
 from fdm.turnip import hw_bin_offset, tu_bin_offset, tu_calc_frag_area, tu_fdm_per_bin_offset
 
-
-def _load_strategies():
-    name = "turnip_fdm_tests_strategies"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("strategies.py"))
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
-
-
-S = _load_strategies()
 F32 = np.float32
 UINT32_MAX = 0xFFFFFFFF
 INVISIBLE = (UINT32_MAX, UINT32_MAX)
