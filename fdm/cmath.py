@@ -12,6 +12,8 @@ import math
 
 import numpy as np
 
+from .errors import DriverAssertion
+
 UINT32_MAX = 0xFFFFFFFF
 F32 = np.float32
 
@@ -27,7 +29,7 @@ def c_div(a: int, b: int) -> int:
 def div_round_up(a: int, b: int) -> int:
     """``DIV_ROUND_UP(a, b)`` = ``(a + b - 1) / b`` for non-negative operands (u_math.h)."""
     if a < 0 or b <= 0:
-        raise ValueError(f"DIV_ROUND_UP needs a >= 0 and b > 0, got {a}, {b}")
+        raise DriverAssertion("DIV_ROUND_UP", f"needs a >= 0 and b > 0, got a = {a}, b = {b}")
     return (a + b - 1) // b
 
 
@@ -39,7 +41,7 @@ def u32(x: int) -> int:
 def logbase2(n: int) -> int:
     """``util_logbase2``: floor(log2 n) for n >= 1 and 0 for n == 0."""
     if n < 0:
-        raise ValueError("util_logbase2 takes an unsigned value")
+        raise DriverAssertion("util_logbase2", f"takes an unsigned value: n >= 0, got {n}")
     return n.bit_length() - 1 if n > 0 else 0
 
 
@@ -71,20 +73,25 @@ def modff(x: np.float32) -> tuple[np.float32, np.float32]:
     return ip, F32(x - ip)
 
 
-def f32_to_u32(x: np.float32) -> int:
+def f32_to_u32(x: np.float32, field: str = "(uint32_t)") -> int:
     """C ``(uint32_t)x`` for a float32 in [0, 2**32): truncation towards zero.
 
-    Values outside that range are undefined behaviour in C; they are refused here.
+    Values outside that range are undefined behaviour in C; they raise
+    :class:`~fdm.errors.DriverAssertion` naming ``field`` (the driver function doing the cast).
     """
     xf = float(x)
     if not (0.0 <= xf < 4294967296.0):
-        raise ValueError(f"(uint32_t){xf!r} is undefined behaviour in C")
+        raise DriverAssertion(field, f"(uint32_t){xf!r} is undefined behaviour in C: needs 0 <= x < 2**32")
     return int(xf)
 
 
-def f32_to_i32(x: np.float32) -> int:
-    """C ``(int)x`` for a float32 in int32 range: truncation towards zero."""
+def f32_to_i32(x: np.float32, field: str = "(int)") -> int:
+    """C ``(int)x`` for a float32 in int32 range: truncation towards zero.
+
+    Values outside that range are undefined behaviour in C; they raise
+    :class:`~fdm.errors.DriverAssertion` naming ``field`` (the driver function doing the cast).
+    """
     xf = float(x)
     if not (-2147483648.0 <= xf < 2147483648.0):
-        raise ValueError(f"(int){xf!r} is undefined behaviour in C")
+        raise DriverAssertion(field, f"(int){xf!r} is undefined behaviour in C: needs -2**31 <= x < 2**31")
     return math.trunc(xf)

@@ -12,11 +12,16 @@ from collections.abc import Sequence
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from .cmath import F32
+from .options import DENSITY_FORMATS, DensityFormat
 from .turnip import fdm_texel_shift, unorm8_to_float
 
-FORMATS = ("R8G8_UNORM", "R32G32_SFLOAT")
+FORMATS: tuple[DensityFormat, ...] = DENSITY_FORMATS
+
+#: one stored layer: ``(fdm_h, fdm_w, 2)`` uint8 (R8G8_UNORM) or float32 (R32G32_SFLOAT) texels
+Layer = npt.NDArray[np.uint8] | npt.NDArray[np.float32]
 
 
 @attrs.frozen(eq=False)
@@ -24,8 +29,8 @@ class DensityMap:
     """``layers[v]`` is an ``(fdm_h, fdm_w, 2)`` array: uint8 for R8G8_UNORM, float32 for
     R32G32_SFLOAT.  All layers have the same size (one image, one layer per view)."""
 
-    format: str
-    layers: tuple[np.ndarray, ...]
+    format: DensityFormat
+    layers: tuple[Layer, ...]
 
     @property
     def size(self) -> tuple[int, int]:
@@ -40,14 +45,15 @@ class DensityMap:
         return F32(t[0]), F32(t[1])
 
 
-def encode_unorm8(values: np.ndarray) -> np.ndarray:
+def encode_unorm8(values: npt.ArrayLike) -> npt.NDArray[np.uint8]:
     """Store densities in [0, 1] as UNORM8 the way an application's upload does
     (``_mesa_float_to_unorm``: round to nearest, ties to even, of ``d * 255``)."""
     v = np.asarray(values, dtype=np.float64)
     return np.rint(v * 255.0).astype(np.uint8)
 
 
-def encode_layer(values: np.ndarray, fmt: str) -> np.ndarray:
+def encode_layer(values: npt.ArrayLike, fmt: str) -> Layer:
+    """Densities in [0, 1] stored as ``fmt`` (``R8G8_UNORM`` bytes, else float32)."""
     if fmt == "R8G8_UNORM":
         return encode_unorm8(values)
     return np.asarray(values, dtype=np.float32)
@@ -61,7 +67,8 @@ def raw_frag_area(dmap: DensityMap, view: int, texel: tuple[int, int]) -> tuple[
         return F32(F32(1.0) / dx), F32(F32(1.0) / dy)
 
 
-def texel_centres(fb_size: tuple[int, int], fdm_size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def texel_centres(fb_size: tuple[int, int],
+                  fdm_size: tuple[int, int]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
     """Framebuffer-space centres of the map's texels, using the driver's texel size."""
     sx = fdm_texel_shift(fb_size[0], fdm_size[0])
     sy = fdm_texel_shift(fb_size[1], fdm_size[1])
@@ -70,7 +77,7 @@ def texel_centres(fb_size: tuple[int, int], fdm_size: tuple[int, int]) -> tuple[
     return xs, ys
 
 
-def constant_layer(fdm_size: tuple[int, int], density: tuple[float, float]) -> np.ndarray:
+def constant_layer(fdm_size: tuple[int, int], density: tuple[float, float]) -> npt.NDArray[np.float64]:
     """A layer with the same density everywhere, as float64 densities."""
     out = np.empty((fdm_size[1], fdm_size[0], 2), dtype=np.float64)
     out[..., 0] = density[0]
@@ -79,7 +86,7 @@ def constant_layer(fdm_size: tuple[int, int], density: tuple[float, float]) -> n
 
 
 def radial_layer(fb_size: tuple[int, int], fdm_size: tuple[int, int], center: tuple[float, float],
-                 radii: Sequence[float], densities: Sequence[tuple[float, float]]) -> np.ndarray:
+                 radii: Sequence[float], densities: Sequence[tuple[float, float]]) -> npt.NDArray[np.float64]:
     """A foveated map: density ``densities[k]`` in ring ``k``, where ring 0 is within
     ``radii[0]`` framebuffer pixels of ``center`` and the last entry applies beyond the last
     radius (``len(densities) == len(radii) + 1``).  Returns float64 densities."""

@@ -11,7 +11,7 @@ import attrs
 from .errors import ScenarioError
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class GpuProfile:
     """The device-info properties that turnip's FDM code reads."""
 
@@ -38,7 +38,9 @@ class GpuProfile:
         return (self.tile_align_w, self.tile_align_h)
 
 
-def _p(name, chip, gen, align, tmax, pipes, bin_mask, abs_mask, hw_scale, pvv, gmem, ccu, src="drm-shim"):
+def _p(name: str, chip: int, gen: str, align: tuple[int, int], tmax: tuple[int, int], pipes: int, bin_mask: bool,
+       abs_mask: bool, hw_scale: bool, pvv: bool, gmem: int, ccu: int, src: str = "drm-shim") -> GpuProfile:
+    """One table row, in the column order of the table below."""
     return GpuProfile(name=name, chip=chip, generation=gen, tile_align_w=align[0], tile_align_h=align[1],
                       tile_max_w=tmax[0], tile_max_h=tmax[1], num_vsc_pipes=pipes, has_bin_mask=bin_mask,
                       has_abs_bin_mask=abs_mask, has_hw_bin_scaling=hw_scale, has_per_view_viewport=pvv,

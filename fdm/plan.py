@@ -6,6 +6,7 @@ import attrs
 
 from .errors import ScenarioError
 from .gpu import GpuProfile, gmem_budget
+from .options import MERGING_VARIANTS, choice
 from .patch import BlitRects, FsParams, ViewportPatch, ViewportState, blit_rects, fs_params, patch_slots, viewport_state
 from .scenario import Scenario
 from .tile_select import (
@@ -30,7 +31,7 @@ Pair = tuple[int, int]
 Rect4 = tuple[int, int, int, int]
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class ViewPlan:
     """One view of one rendered tile."""
 
@@ -43,7 +44,7 @@ class ViewPlan:
     bin_offset: Pair      # b_o of the view ((0,0) where bins are not shifted)
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class TilePlan:
     """One rendered (root) tile, in walk order."""
 
@@ -69,14 +70,14 @@ class TilePlan:
     blits: tuple[BlitRects, ...]
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class BinningPlan:
     bins: tuple[Rect4, ...]
     window_scissor: tuple[Pair, Pair]
     slots: tuple[ViewportPatch, ...]
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen(eq=False, kw_only=True)
 class RenderPassPlan:
     scenario: Scenario
     gmem: GmemConfig
@@ -94,6 +95,7 @@ class RenderPassPlan:
 def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
     gpu = sc.gpu
     fdm_merging = gpu.has_bin_mask and sc.bin_merging != "off"
+    t: Pair | None
     if sc.tile_size is not None:
         t = sc.tile_size
         if t[0] % gm.tile_align[0] or t[1] % gm.tile_align[1]:
@@ -115,7 +117,7 @@ def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
     if not vsc.binning_possible and tc[0] * tc[1] > 2:
         raise ScenarioError("tile_size", f"{tc[0]}x{tc[1]} tiles need more than {gpu.num_vsc_pipes} VSC pipes: "
                                          "turnip renders this pass in sysmem (no per-bin FDM)")
-    return TilingConfig(t, vsc, selected)
+    return TilingConfig(tile_size=t, vsc=vsc, tile_size_selected=selected)
 
 
 def plan_render_pass(sc: Scenario) -> RenderPassPlan:
@@ -131,8 +133,8 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan:
     shared = vs.share_scale
     inp = FdmInputs(fb_size=sc.framebuffer, tile_size=T, views=sc.views, density=sc.density,
                     render_areas=sc.render_areas, fdm_offsets=sc.fdm_offsets, shared_viewport=shared)
-    grid = calc_tile_config(inp, tiling.vsc, merging=sc.bin_merging, has_bin_mask=gpu.has_bin_mask,
-                            has_abs_bin_mask=gpu.has_abs_bin_mask)
+    grid = calc_tile_config(inp, tiling.vsc, merging=choice("bin_merging", sc.bin_merging, MERGING_VARIANTS),
+                            has_bin_mask=gpu.has_bin_mask, has_abs_bin_mask=gpu.has_abs_bin_mask)
     st = PassState(fb_size=sc.framebuffer, tile_size=T, views=sc.views, layers=layers, fdm_offsets=sc.fdm_offsets,
                    shared_viewport=shared, has_hw_bin_scaling=gpu.has_hw_bin_scaling, chip=gpu.chip)
     bin_offsets = tuple(tu_bin_offset(u, T) for u in sc.fdm_offsets) if sc.fdm_offsets else ((0, 0),) * sc.views
@@ -144,15 +146,18 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan:
     bws = ((0, 0), (sc.framebuffer[0] + (T[0] if has_off else 0) - 1, sc.framebuffer[1] + (T[1] if has_off else 0) - 1))
     ones = ((1, 1),) * sc.views
     zeros = ((0, 0),) * sc.views
-    binning = BinningPlan(bbins, bws, patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros))
+    binning = BinningPlan(bins=bbins, window_scissor=bws,
+                          slots=patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros))
 
-    tiles = []
+    tiles: list[TilePlan] = []
     for cell in walk_order(tiling.vsc):
         t = grid.cell(*cell)
         if not t.is_root or t.visible_views == 0:
             continue
         tiles.append(_tile_plan(len(tiles), t, st, vs, sc, bin_offsets))
-    return RenderPassPlan(sc, gm, tiling, vs, shared, sc.fdm_offsets, bin_offsets, grid, st, binning, tuple(tiles))
+    return RenderPassPlan(scenario=sc, gmem=gm, tiling=tiling, viewport_state=vs, shared_viewport=shared,
+                          fdm_offsets=sc.fdm_offsets, bin_offsets=bin_offsets, grid=grid, pass_state=st,
+                          binning=binning, tiles=tuple(tiles))
 
 
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .plan import RenderPassPlan, TilePlan
+from .patch import ViewportPatch
+from .plan import RenderPassPlan, TilePlan, ViewPlan
 from .turnip import INVISIBLE_FRAG_AREA
 
 
-def _view_json(t: TilePlan, v) -> dict[str, Any]:
+def _view_json(t: TilePlan, v: ViewPlan) -> dict[str, Any]:
     return {
         "view": v.view,
         "visible": v.visible,
@@ -23,7 +24,7 @@ def _view_json(t: TilePlan, v) -> dict[str, Any]:
     }
 
 
-def _slot_json(s) -> dict[str, Any]:
+def _slot_json(s: ViewportPatch) -> dict[str, Any]:
     return {"slot": s.slot, "view": s.view, "viewport": list(s.viewport),
             "viewport_scissor": [list(s.viewport_scissor[0]), list(s.viewport_scissor[1])],
             "scissor": [list(s.scissor[0]), list(s.scissor[1])]}
@@ -80,11 +81,11 @@ def plan_json(plan: RenderPassPlan) -> dict[str, Any]:
     }
 
 
-def _p(p) -> str:
+def _p(p: tuple[int, int]) -> str:
     return f"{p[0]},{p[1]}"
 
 
-def _fa(fa) -> str:
+def _fa(fa: tuple[int, int]) -> str:
     return "inf" if tuple(fa) == INVISIBLE_FRAG_AREA else f"{fa[0]}x{fa[1]}"
 
 
@@ -98,7 +99,8 @@ def plan_table(plan: RenderPassPlan) -> str:
         f"{' (selected)' if plan.tiling.tile_size_selected else ''}, grid {vsc.tile_count[0]}x{vsc.tile_count[1]}, "
         f"pipes {vsc.pipe_count[0]}x{vsc.pipe_count[1]} of {vsc.pipe0[0]}x{vsc.pipe0[1]}",
         f"offsets: {'none' if plan.fdm_offsets is None else ' '.join(_p(u) for u in plan.fdm_offsets)}; "
-        f"b_o: {' '.join(_p(b) for b in plan.bin_offsets)}; shared viewport: {'yes' if plan.shared_viewport else 'no'}; "
+        f"b_o: {' '.join(_p(b) for b in plan.bin_offsets)}; "
+        f"shared viewport: {'yes' if plan.shared_viewport else 'no'}; "
         f"merging: {sc.bin_merging}; rendered tiles: {len(plan.tiles)}",
         "",
         f"{'#':>3} {'pos':>7} {'ext':>4} {'b_cs':>11} {'v':>1} {'vis':>3} {'bin (x,y,w,h)':>24} {'fa':>4} "

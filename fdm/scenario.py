@@ -11,25 +11,49 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import attrs
 import numpy as np
 
-from .density import FORMATS, DensityMap, constant_layer, encode_layer, radial_layer
+from .density import DensityMap, constant_layer, encode_layer, radial_layer
 from .errors import ScenarioError
 from .geometry import Rect
 from .gpu import GpuProfile, get_gpu
+from .options import DENSITY_FORMATS, MERGING_VARIANTS, MergingVariant, choice
 from .turnip import MAX_VIEWPORT_SIZE, MAX_VIEWS, TU_FDM_OFFSET_GRANULARITY
 
-try:  # Python 3.11+
+if sys.version_info >= (3, 11):
     import tomllib as _toml
-except ModuleNotFoundError:  # pragma: no cover - Python 3.10
-    import tomli as _toml  # type: ignore
+else:  # pragma: no cover - Python 3.10
+    import tomli as _toml
 
-MERGING_VARIANTS = ("upstream", "fixed", "off")
 MAX_FDM_TEXEL_SIZE = 1024
+
+# ---------------------------------------------------------------------------------------------
+# Limits of the schema (docs/scenario.md, "Limits").  Each is checked before anything of that
+# size is allocated, so that no input can cost gigabytes of memory or a traceback.
+
+#: largest scenario file read (bytes)
+MAX_SCENARIO_BYTES = 16 << 20
+#: deepest nesting of arrays/tables in a scenario (a density map of [x, y] pairs needs 5)
+MAX_NESTING = 8
+#: largest density-map image or generator size per axis (texels)
+MAX_FDM_AXIS = 4096
+#: most texels in one density-map layer (1024 x 1024: 32-pixel texels over a 32768^2 surface)
+MAX_FDM_TEXELS = 1 << 20
+#: largest density-map image or .npy file read (bytes)
+MAX_IMAGE_BYTES = 64 << 20
+#: integers anywhere in a scenario lie in the int32 range
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+#: VkPhysicalDeviceLimits::viewportBoundsRange of turnip (INT16_MIN, INT16_MAX)
+VIEWPORT_BOUNDS = (-32768.0, 32767.0)
+#: most entries in a list of attachments / scissors / radii
+MAX_LIST = 64
+#: longest scenario name (characters)
+MAX_NAME = 200
 
 
 @attrs.frozen
@@ -52,7 +76,7 @@ class Attachment:
     samples: int = 1
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen(eq=False, kw_only=True)
 class Scenario:
     """One FDM render pass, as the driver sees it at ``vkCmdEndRenderPass``."""
 
@@ -61,13 +85,14 @@ class Scenario:
     views: int
     density: DensityMap
     tile_size: tuple[int, int] | None = None
+    #: default: two 4-byte single-sampled attachments (colour + depth)
     attachments: tuple[Attachment, ...] = (Attachment(4), Attachment(4))
     fdm_offset_create_flag: bool = False
     fdm_offsets: tuple[tuple[int, int], ...] | None = None
     writes_viewport_index: bool = False
     multiview_per_view_viewports: bool = False
     render_areas: tuple[Rect, ...] = ()
-    bin_merging: str = "upstream"
+    bin_merging: MergingVariant = "upstream"
     viewports: tuple[Viewport, ...] = ()
     scissors: tuple[Rect, ...] = ()
     name: str = "scenario"
@@ -83,16 +108,21 @@ def _is_int(v: Any) -> bool:
 def _int(v: Any, field: str, lo: int | None = None, hi: int | None = None) -> int:
     if not _is_int(v):
         raise ScenarioError(field, f"must be an integer, got {type(v).__name__}")
+    if not INT32_MIN <= v <= INT32_MAX:
+        # also keeps 400-digit integers from reaching numpy (OverflowError) or f-strings
+        raise ScenarioError(field, f"must lie in the int32 range [{INT32_MIN}, {INT32_MAX}]")
     if lo is not None and v < lo:
         raise ScenarioError(field, f"must be >= {lo}, got {v}")
     if hi is not None and v > hi:
         raise ScenarioError(field, f"must be <= {hi}, got {v}")
-    return v
+    return int(v)
 
 
 def _num(v: Any, field: str) -> float:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ScenarioError(field, f"must be a number, got {type(v).__name__}")
+    if isinstance(v, int) and not INT32_MIN <= v <= INT32_MAX:
+        raise ScenarioError(field, f"must lie in the int32 range [{INT32_MIN}, {INT32_MAX}]")
     if not math.isfinite(v):
         raise ScenarioError(field, f"must be finite, got {v}")
     return float(v)
@@ -104,9 +134,11 @@ def _bool(v: Any, field: str) -> bool:
     return v
 
 
-def _list(v: Any, field: str, n: int | None = None, min_len: int = 0) -> list:
+def _list(v: Any, field: str, n: int | None = None, min_len: int = 0, max_len: int = MAX_LIST) -> list[Any]:
     if not isinstance(v, (list, tuple)):
         raise ScenarioError(field, f"must be an array, got {type(v).__name__}")
+    if len(v) > max_len:
+        raise ScenarioError(field, f"must have at most {max_len} elements, got {len(v)}")
     if n is not None and len(v) != n:
         raise ScenarioError(field, f"must have exactly {n} elements, got {len(v)}")
     if len(v) < min_len:
@@ -119,13 +151,13 @@ def _pair(v: Any, field: str, lo: int | None = None, hi: int | None = None) -> t
     return (_int(a, f"{field}[0]", lo, hi), _int(b, f"{field}[1]", lo, hi))
 
 
-def _table(v: Any, field: str) -> Mapping:
+def _table(v: Any, field: str) -> Mapping[str, Any]:
     if not isinstance(v, Mapping):
         raise ScenarioError(field, f"must be a table/object, got {type(v).__name__}")
     return v
 
 
-def _check_keys(d: Mapping, field: str, allowed: Sequence[str]) -> None:
+def _check_keys(d: Mapping[str, Any], field: str, allowed: Sequence[str]) -> None:
     for k in d:
         if k not in allowed:
             prefix = f"{field}." if field else ""
@@ -153,7 +185,8 @@ def _scissor(v: Any, field: str) -> Rect:
 def _viewport(v: Any, field: str) -> Viewport:
     items = _list(v, field)
     if len(items) not in (4, 6):
-        raise ScenarioError(field, f"must be [x, y, width, height] or [x, y, width, height, minDepth, maxDepth], got {len(items)} elements")
+        raise ScenarioError(field, f"must be [x, y, width, height] or [x, y, width, height, minDepth, "
+                                   f"maxDepth], got {len(items)} elements")
     vals = [_num(a, f"{field}[{i}]") for i, a in enumerate(items)]
     if vals[2] <= 0:
         raise ScenarioError(f"{field}[2]", f"viewport width must be > 0 (VUID-VkViewport-width-01770), got {vals[2]}")
@@ -161,18 +194,55 @@ def _viewport(v: Any, field: str) -> Viewport:
         raise ScenarioError(f"{field}[3]", "viewport height must not be 0")
     if abs(vals[2]) > MAX_VIEWPORT_SIZE or abs(vals[3]) > MAX_VIEWPORT_SIZE:
         raise ScenarioError(field, f"viewport extent must be <= maxViewportDimensions {MAX_VIEWPORT_SIZE}")
+    lo, hi = VIEWPORT_BOUNDS
+    x, y, w, h = vals[:4]
+    # VUID-VkViewport-x-01774/-01232, -y-01775/-01776, -height-01777: inside viewportBoundsRange
+    if not (lo <= x and x + w <= hi):
+        raise ScenarioError(f"{field}[0]", f"x and x + width must lie in viewportBoundsRange [{lo:g}, {hi:g}], "
+                                           f"got x = {x:g}, width = {w:g}")
+    if not (lo <= y <= hi and lo <= y + h <= hi):
+        raise ScenarioError(f"{field}[1]", f"y and y + height must lie in viewportBoundsRange [{lo:g}, {hi:g}], "
+                                           f"got y = {y:g}, height = {h:g}")
+    for i in (4, 5):
+        if i < len(vals) and not 0.0 <= vals[i] <= 1.0:
+            # VUID-VkViewport-minDepth-01234 / maxDepth-01235 (no VK_EXT_depth_range_unrestricted)
+            raise ScenarioError(f"{field}[{i}]", f"depth must lie in [0, 1], got {vals[i]:g}")
     return Viewport(*vals)
 
 
 # --------------------------------------------------------------------------------------------
 # density map
 
+def _check_density_leaves(v: Any, field: str) -> None:
+    """Every leaf of nested arrays is a number (not a string, a boolean or a table), there are at
+    most ``2 * MAX_FDM_TEXELS`` of them, nesting is at most 3 deep; iterative, so that no input
+    reaches numpy's converters (which accept strings and booleans) or the recursion limit."""
+    stack: list[tuple[Any, int]] = [(v, 0)]
+    leaves = 0
+    while stack:
+        x, depth = stack.pop()
+        if isinstance(x, (list, tuple)):
+            if depth >= 3:
+                raise ScenarioError(field, "densities nest at most 3 deep (rows of [x, y] pairs)")
+            stack.extend((y, depth + 1) for y in x)
+            continue
+        if isinstance(x, bool) or not isinstance(x, (int, float)):
+            raise ScenarioError(field, f"densities must be numbers, got {type(x).__name__}")
+        if isinstance(x, int) and not 0 <= x <= 1:
+            raise ScenarioError(field, f"density must lie in [0, 1], got {x}")
+        leaves += 1
+        if leaves > 2 * MAX_FDM_TEXELS:
+            raise ScenarioError(field, f"at most {MAX_FDM_TEXELS} texels of [x, y] densities")
+
+
 def _densities(v: Any, field: str) -> np.ndarray:
     """Densities: a number, a pair, or nested arrays ending in pairs; all in [0, 1]."""
+    if not isinstance(v, np.ndarray):
+        _check_density_leaves(v, field)
     try:
         arr = np.asarray(v, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ScenarioError(field, "must be numbers or arrays of numbers") from None
+    except (TypeError, ValueError, OverflowError):
+        raise ScenarioError(field, "must be numbers or arrays of numbers of one shape") from None
     if arr.dtype == object:
         raise ScenarioError(field, "must be numbers or arrays of numbers")
     if np.isnan(arr).any():
@@ -200,7 +270,9 @@ def _density_pairs(v: Any, field: str, n: int) -> np.ndarray:
 
 
 def _fdm_size(v: Any, field: str, fb: tuple[int, int]) -> tuple[int, int]:
-    w, h = _pair(v, field, 1, MAX_VIEWPORT_SIZE)
+    w, h = _pair(v, field, 1, MAX_FDM_AXIS)
+    if w * h > MAX_FDM_TEXELS:
+        raise ScenarioError(field, f"a density-map layer has at most {MAX_FDM_TEXELS} texels, got {w}x{h}")
     need = (-(-fb[0] // MAX_FDM_TEXEL_SIZE), -(-fb[1] // MAX_FDM_TEXEL_SIZE))
     if w < need[0] or h < need[1]:
         raise ScenarioError(field, f"the map must cover the framebuffer with texels of at most "
@@ -208,28 +280,73 @@ def _fdm_size(v: Any, field: str, fb: tuple[int, int]) -> tuple[int, int]:
     return (w, h)
 
 
+def _check_file(path: str, field: str, limit: int) -> None:
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError) as e:
+        raise ScenarioError(field, f"cannot read {path!r}: {_os_reason(e)}") from None
+    if not os.path.isfile(path):
+        raise ScenarioError(field, f"{path!r} is not a regular file")
+    if size > limit:
+        raise ScenarioError(field, f"{path!r} has {size} bytes, more than the limit {limit}")
+
+
+def _os_reason(e: BaseException) -> str:
+    return e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+
+
+def _check_layer_shape(w: int, h: int, path: str, field: str) -> None:
+    if w > MAX_FDM_AXIS or h > MAX_FDM_AXIS or w * h > MAX_FDM_TEXELS:
+        raise ScenarioError(field, f"{path!r} is {w}x{h} texels; a density-map layer has at most "
+                                   f"{MAX_FDM_AXIS} per axis and {MAX_FDM_TEXELS} in all")
+
+
+def _load_npy(path: str, field: str, fmt: str) -> np.ndarray:
+    """An (h, w, 2) ``.npy`` array: the header is read and checked (shape, dtype, size) before
+    the data is allocated; only real integer or floating dtypes are read."""
+    try:
+        with open(path, "rb") as f:
+            version = np.lib.format.read_magic(f)
+            if version == (1, 0):
+                shape, _fortran, dtype = np.lib.format.read_array_header_1_0(f)
+            elif version in ((2, 0), (3, 0)):
+                shape, _fortran, dtype = np.lib.format.read_array_header_2_0(f)
+            else:
+                raise ValueError(f"unsupported .npy version {version}")
+    except (OSError, ValueError, SyntaxError, TypeError) as e:
+        raise ScenarioError(field, f"cannot read {path!r}: {_os_reason(e)}") from None
+    if len(shape) != 3 or shape[2] != 2:
+        raise ScenarioError(field, f"{path!r} must hold an (h, w, 2) array, got shape {tuple(shape)}")
+    _check_layer_shape(int(shape[1]), int(shape[0]), path, field)
+    if dtype.kind not in "uif" or dtype.hasobject:
+        raise ScenarioError(field, f"{path!r} must hold real integer or floating texels, got {dtype}")
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as e:
+        raise ScenarioError(field, f"cannot read {path!r}: {_os_reason(e)}") from None
+    if fmt == "R8G8_UNORM":
+        if arr.dtype != np.uint8:
+            raise ScenarioError(field, f"{path!r} must hold uint8 texels for R8G8_UNORM, got {arr.dtype}")
+        return np.asarray(arr, dtype=np.uint8)
+    return encode_layer(_densities(arr, field), fmt)
+
+
 def _load_image(path: str, field: str, fmt: str) -> np.ndarray:
+    _check_file(path, field, MAX_IMAGE_BYTES)
     if path.endswith(".npy"):
-        try:
-            arr = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise ScenarioError(field, f"cannot read {path!r}: {e}") from None
-        if arr.ndim != 3 or arr.shape[2] != 2:
-            raise ScenarioError(field, f"{path!r} must hold an (h, w, 2) array, got shape {arr.shape}")
-        if fmt == "R8G8_UNORM":
-            if arr.dtype != np.uint8:
-                raise ScenarioError(field, f"{path!r} must hold uint8 texels for R8G8_UNORM, got {arr.dtype}")
-            return arr
-        return encode_layer(_densities(arr, field), fmt)
+        return _load_npy(path, field, fmt)
     try:
         from PIL import Image
     except ImportError:
         raise ScenarioError(field, "reading image files needs Pillow (pip install turnip-fdm[image])") from None
     try:
+        # Image.open reads the header only: the size is checked before any pixel is decoded
+        # (a 68-byte PNG may claim 60000 x 100000 pixels)
         with Image.open(path) as im:
+            _check_layer_shape(im.size[0], im.size[1], path, field)
             rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
-    except (OSError, ValueError) as e:
-        raise ScenarioError(field, f"cannot read image {path!r}: {e}") from None
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError, EOFError) as e:
+        raise ScenarioError(field, f"cannot read image {path!r}: {_os_reason(e)}") from None
     texels = np.ascontiguousarray(rgb[..., :2])
     if fmt == "R8G8_UNORM":
         return texels
@@ -285,27 +402,27 @@ def _density_layer(v: Any, field: str, fb: tuple[int, int], fmt: str, base_dir: 
     raise ScenarioError(f"{field}.generator", f"unknown generator {gen!r}; known: constant, radial")
 
 
-def _missing(field: str):
+def _missing(field: str) -> NoReturn:
     raise ScenarioError(field, "is required")
 
 
 def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: str) -> DensityMap:
     d = _table(v, field)
     _check_keys(d, field, ["format", "views"])
-    fmt = d.get("format", "R8G8_UNORM")
-    if fmt not in FORMATS:
-        raise ScenarioError(f"{field}.format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    fmt = choice(f"{field}.format", d.get("format", "R8G8_UNORM"), DENSITY_FORMATS)
     if "views" not in d:
         _missing(f"{field}.views")
     layers_in = _list(d["views"], f"{field}.views", min_len=1)
     if len(layers_in) not in (1, views):
-        raise ScenarioError(f"{field}.views", f"must have 1 entry (shared by all views) or one per view ({views}), got {len(layers_in)}")
+        raise ScenarioError(f"{field}.views", f"must have 1 entry (shared by all views) or one per view "
+                                              f"({views}), got {len(layers_in)}")
     layers = [_density_layer(lv, f"{field}.views[{i}]", fb, fmt, base_dir) for i, lv in enumerate(layers_in)]
     if len(layers) == 1:
         layers = layers * views
     shapes = {lay.shape for lay in layers}
     if len(shapes) != 1:
-        raise ScenarioError(f"{field}.views", f"every layer must have the same size (one image), got {sorted(s[:2] for s in shapes)}")
+        raise ScenarioError(f"{field}.views", f"every layer must have the same size (one image), got "
+                                              f"{sorted(s[:2] for s in shapes)}")
     return DensityMap(format=fmt, layers=tuple(layers))
 
 
@@ -317,7 +434,10 @@ TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", 
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
-    """Validate a decoded scenario mapping and build the :class:`Scenario`."""
+    """Validate a decoded scenario mapping (the file schema of docs/scenario.md, as nested
+    dicts/lists or tuples) and build the :class:`Scenario`.  Relative image paths are read from
+    ``base_dir``.  Raises :class:`~fdm.errors.ScenarioError` naming the first offending field."""
+    _check_nesting(data)
     d = _table(data, "scenario")
     _check_keys(d, "", TOP_LEVEL)
     for k in ("gpu", "framebuffer", "density"):
@@ -334,12 +454,13 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
         tile_size = _pair(d["tile_size"], "tile_size", 1)
         if tile_size[0] % gpu.tile_align_w or tile_size[1] % gpu.tile_align_h:
             raise ScenarioError("tile_size", f"must be a multiple of the {gpu.name} tile_align "
-                                             f"{gpu.tile_align_w}x{gpu.tile_align_h}, got {tile_size[0]}x{tile_size[1]}")
+                                             f"{gpu.tile_align_w}x{gpu.tile_align_h}, got "
+                                             f"{tile_size[0]}x{tile_size[1]}")
         if tile_size[0] > gpu.tile_max_w or tile_size[1] > gpu.tile_max_h:
             raise ScenarioError("tile_size", f"must be at most the {gpu.name} tile_max "
                                              f"{gpu.tile_max_w}x{gpu.tile_max_h}, got {tile_size[0]}x{tile_size[1]}")
 
-    attachments = Scenario.__attrs_attrs__.attachments.default
+    attachments: tuple[Attachment, ...] = (Attachment(4), Attachment(4))
     if "attachments" in d:
         items = _list(d["attachments"], "attachments", min_len=1)
         out = []
@@ -373,7 +494,8 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
             offsets = tuple(offs)
             if not create_flag:
                 raise ScenarioError("fdm_offsets", "offsets need fdm_offset_create_flag = true "
-                                                   "(the FDM image must be created with FRAGMENT_DENSITY_MAP_OFFSET_BIT_EXT)")
+                                                   "(the FDM image must be created with "
+                                                   "FRAGMENT_DENSITY_MAP_OFFSET_BIT_EXT)")
 
     writes_vpi = _bool(d.get("writes_viewport_index", False), "writes_viewport_index")
     qcom_pvv = _bool(d.get("multiview_per_view_viewports", False), "multiview_per_view_viewports")
@@ -388,25 +510,25 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
             raise ScenarioError("render_areas", f"must have 1 entry or one per view ({views}), got {len(items)}")
         render_areas = tuple(_rect(r, f"render_areas[{i}]", fb) for i, r in enumerate(items))
 
-    merging = d.get("bin_merging", "upstream")
-    if merging not in MERGING_VARIANTS:
-        raise ScenarioError("bin_merging", f"must be one of {', '.join(MERGING_VARIANTS)}, got {merging!r}")
+    merging = choice("bin_merging", d.get("bin_merging", "upstream"), MERGING_VARIANTS)
 
     n_slots = views if (qcom_pvv and not writes_vpi) else None
-    viewports = (Viewport(0.0, 0.0, float(fb[0]), float(fb[1])),)
+    viewports: tuple[Viewport, ...] = (Viewport(0.0, 0.0, float(fb[0]), float(fb[1])),)
     if "viewports" in d:
         items = _list(d["viewports"], "viewports", min_len=1)
         if len(items) > 16:
             raise ScenarioError("viewports", f"at most 16 viewports (maxViewports), got {len(items)}")
         viewports = tuple(_viewport(v, f"viewports[{i}]") for i, v in enumerate(items))
-    scissors = (full,)
+    scissors: tuple[Rect, ...] = (full,)
     if "scissors" in d:
         items = _list(d["scissors"], "scissors", min_len=1)
         scissors = tuple(_scissor(s, f"scissors[{i}]") for i, s in enumerate(items))
     if len(scissors) != len(viewports):
-        raise ScenarioError("scissors", f"must have as many entries as viewports ({len(viewports)}), got {len(scissors)}")
+        raise ScenarioError("scissors", f"must have as many entries as viewports ({len(viewports)}), got "
+                                        f"{len(scissors)}")
     if n_slots is not None and len(viewports) < n_slots:
-        raise ScenarioError("viewports", f"multiview_per_view_viewports needs one viewport per view ({views}), got {len(viewports)}")
+        raise ScenarioError("viewports", f"multiview_per_view_viewports needs one viewport per view "
+                                         f"({views}), got {len(viewports)}")
 
     if "expect" in d:
         # expectations of a shipped finding (docs/findings/*.toml): read by the findings test,
@@ -416,6 +538,8 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
     name = d.get("name", "scenario")
     if not isinstance(name, str):
         raise ScenarioError("name", "must be a string")
+    if len(name) > MAX_NAME or not name.isprintable():
+        raise ScenarioError("name", f"must be at most {MAX_NAME} printable characters")
     return Scenario(gpu=gpu, framebuffer=fb, views=views, density=density, tile_size=tile_size,
                     attachments=attachments, fdm_offset_create_flag=create_flag, fdm_offsets=offsets,
                     writes_viewport_index=writes_vpi, multiview_per_view_viewports=qcom_pvv,
@@ -423,13 +547,41 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
                     name=name)
 
 
+def make_scenario(**fields: Any) -> Scenario:
+    """Build a :class:`Scenario` in Python without a file: the keyword arguments are the
+    top-level fields of the file schema (docs/scenario.md) with the same names, values and
+    rules; tuples may stand for arrays and dicts for tables.  For example::
+
+        make_scenario(gpu="a750", framebuffer=(1920, 1920), views=2,
+                      density={"views": [{"generator": "constant", "size": [60, 60], "density": 0.5}]})
+    """
+    return parse_scenario(fields)
+
+
+def _check_nesting(data: Any) -> None:
+    """Refuse data nested deeper than :data:`MAX_NESTING` (iteratively, without recursion)."""
+    stack: list[tuple[Any, int]] = [(data, 0)]
+    while stack:
+        x, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ScenarioError("scenario", f"arrays and tables nest at most {MAX_NESTING} deep")
+        if isinstance(x, Mapping):
+            stack.extend((y, depth + 1) for y in x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend((y, depth + 1) for y in x)
+
+
 def decode_scenario_text(text: str, fmt: str, field: str = "scenario") -> Any:
     try:
         if fmt == "json":
             return json.loads(text)
         return _toml.loads(text)
+    except RecursionError:
+        # json and tomllib recurse per nesting level: a file nested 1,000 deep gets here
+        raise ScenarioError(field, f"not valid {fmt.upper()}: nested too deep "
+                                   f"(arrays and tables nest at most {MAX_NESTING} deep)") from None
     except (ValueError, _toml.TOMLDecodeError) as e:
-        raise ScenarioError(field, f"not valid {fmt.upper()}: {e}".replace("\n", " ")) from None
+        raise ScenarioError(field, f"not valid {fmt.upper()}: {e}") from None
 
 
 def load_scenario(path: str) -> Scenario:
@@ -437,10 +589,11 @@ def load_scenario(path: str) -> Scenario:
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".toml", ".json"):
         raise ScenarioError("scenario", f"file must end in .toml or .json, got {path!r}")
+    _check_file(path, "scenario", MAX_SCENARIO_BYTES)
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ScenarioError("scenario", f"cannot read {path!r}: {e}") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ScenarioError("scenario", f"cannot read {path!r}: {_os_reason(e)}") from None
     data = decode_scenario_text(text, ext[1:])
     return parse_scenario(data, base_dir=os.path.dirname(os.path.abspath(path)))

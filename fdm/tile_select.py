@@ -14,7 +14,7 @@ Pair = tuple[int, int]
 Rect4 = tuple[int, int, int, int]
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class PassState:
     """Render-pass facts that tile selection reads."""
 
@@ -34,7 +34,7 @@ class PassState:
         return tu_bin_offset(self.fdm_offsets[view], self.tile_size)
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class Foveat:
     """``GRAS_BIN_FOVEAT`` / ``RB_BIN_FOVEAT`` and the per-slot offsets (a7xx: ``GRAS_BIN_FOVEAT_OFFSET_0..3``)."""
 
@@ -53,7 +53,7 @@ def view_bins(tile: TileConfig, st: PassState) -> tuple[Rect4, ...]:
     """``bins[]``: the framebuffer-space bin ``B_v`` of every view (empty for invisible views)."""
     b_cs = common_bin_start(tile, st)
     extent = (st.tile_size[0] * tile.sysmem_extent[0], st.tile_size[1] * tile.sysmem_extent[1])
-    out = []
+    out: list[Rect4] = []
     for v in range(st.views):
         if not tile.visible(v):
             out.append((0, 0, 0, 0))
@@ -80,7 +80,8 @@ def hw_slots(tile: TileConfig, st: PassState) -> tuple[tuple[Pair, ...], tuple[P
     when HW bin scaling is off for the tile."""
     b_cs = common_bin_start(tile, st)
     en = bin_scale_en(tile, st)
-    fas, offs = [], []
+    fas: list[Pair] = []
+    offs: list[Pair] = []
     for i in range(MAX_HW_SCALED_VIEWS):
         v = min(i, st.views - 1)
         if not tile.visible(v) or i >= st.layers:
@@ -99,8 +100,9 @@ def foveat(tile: TileConfig, st: PassState) -> Foveat:
     fas, offs = hw_slots(tile, st)
     if not en:
         zero = (0,) * MAX_HW_SCALED_VIEWS
-        return Foveat(False, zero, zero, ((0, 0),) * MAX_HW_SCALED_VIEWS)
-    return Foveat(True, tuple(logbase2(fa[0]) for fa in fas), tuple(logbase2(fa[1]) for fa in fas), offs)
+        return Foveat(binscaleen=False, xscale=zero, yscale=zero, offsets=((0, 0),) * MAX_HW_SCALED_VIEWS)
+    return Foveat(binscaleen=True, xscale=tuple(logbase2(fa[0]) for fa in fas),
+                  yscale=tuple(logbase2(fa[1]) for fa in fas), offsets=offs)
 
 
 def disable_lrz(tile: TileConfig, st: PassState) -> bool:

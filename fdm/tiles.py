@@ -11,6 +11,7 @@ import attrs
 from .cmath import ctz
 from .density import DensityMap, raw_frag_area
 from .geometry import Rect
+from .options import MERGING_VARIANTS, MergingVariant, choice
 from .tiling import VscConfig
 from .turnip import (
     INVISIBLE_FRAG_AREA,
@@ -25,7 +26,7 @@ from .turnip import (
 Pair = tuple[int, int]
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class TileConfig:
     """``struct tu_tile_config`` for one cell (a root describes its whole merged group)."""
 
@@ -47,7 +48,7 @@ class TileConfig:
         return bool(self.visible_views >> view & 1)
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class FdmInputs:
     """What tile configuration needs from the render pass."""
 
@@ -102,14 +103,20 @@ def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> tuple[tuple[Pai
     return tuple(areas), visible
 
 
+#: the merging variants that have an adjacency rule (``"off"`` never reaches try_merge_tiles)
+MERGE_RULES: tuple[MergingVariant, ...] = ("upstream", "fixed")
+
+
 def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin_mask: bool,
-                    shared_viewport: bool, variant: str) -> TileConfig | None:
+                    shared_viewport: bool, variant: MergingVariant) -> TileConfig | None:
     """``try_merge_tiles`` (tu_tile_config.cc): the merged ``dst`` or None when refused.
 
     ``variant`` selects the adjacency check: ``"upstream"`` (same column needs equal heights,
     same row equal widths: groups of at most 2x2) or ``"fixed"`` (matching extent across the
-    merge axis).  ``dst`` is the later (right/lower) tile; ``src`` its left or upper neighbour.
+    merge axis); anything else is a :class:`~fdm.errors.ScenarioError`.  ``dst`` is the later
+    (right/lower) tile; ``src`` its left or upper neighbour.
     """
+    variant = choice("variant", variant, MERGE_RULES)
     vis = dst.visible_views | src.visible_views
     slot = dst.slot_mask | src.slot_mask
     both = dst.visible_views & src.visible_views
@@ -127,7 +134,7 @@ def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin
                 return None
         else:
             return None
-    elif variant == "fixed":
+    else:  # "fixed"
         if dx == sx:
             if dw != sw:
                 return None
@@ -136,8 +143,6 @@ def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin
                 return None
         else:
             return None
-    else:
-        raise ValueError(f"unknown merging variant {variant!r}")
     if dst.gmem_extent != src.gmem_extent:
         return None
     if not has_abs_bin_mask and (slot >> ctz(slot)) >= (1 << 16):
@@ -184,10 +189,11 @@ class TileGrid:
         return [t for t in self.cells if t.is_root]
 
 
-def calc_tile_config(inp: FdmInputs, vsc: VscConfig, *, merging: str, has_bin_mask: bool,
+def calc_tile_config(inp: FdmInputs, vsc: VscConfig, *, merging: MergingVariant, has_bin_mask: bool,
                      has_abs_bin_mask: bool) -> TileGrid:
     """``tu_calc_tile_config``: initialise every cell per pipe, then merge inside each pipe
     (``merging`` is ``"upstream"``, ``"fixed"`` or ``"off"``; merging needs ``has_bin_mask``)."""
+    merging = choice("merging", merging, MERGING_VARIANTS)
     tcw, tch = vsc.tile_count
     cells: dict[Pair, TileConfig] = {}
     for pipe_idx, p in enumerate(vsc.pipes):
@@ -200,15 +206,13 @@ def calc_tile_config(inp: FdmInputs, vsc: VscConfig, *, merging: str, has_bin_ma
                                              visible_views=vis, frag_areas=areas)
         if merging != "off" and has_bin_mask:
             _merge_pipe(cells, p, inp, merging, has_abs_bin_mask)
-    return TileGrid((tcw, tch), tuple(cells[(x, y)] for y in range(tch) for x in range(tcw)))
+    return TileGrid(tile_count=(tcw, tch), cells=tuple(cells[(x, y)] for y in range(tch) for x in range(tcw)))
 
 
-def _merge_pipe(cells: dict[Pair, TileConfig], p: Rect, inp: FdmInputs, variant: str,
+def _merge_pipe(cells: dict[Pair, TileConfig], p: Rect, inp: FdmInputs, variant: MergingVariant,
                 has_abs_bin_mask: bool) -> None:
     """``tu_merge_tiles`` for one pipe: raster order, try the left cell, then the upper cell if
     it is still a root.  Updates ``cells`` (the working copy owned by calc_tile_config)."""
-    kw = dict(views=inp.views, has_abs_bin_mask=has_abs_bin_mask, shared_viewport=inp.shared_viewport,
-              variant=variant)
     for y in range(p.y, p.y2):
         for x in range(p.x, p.x2):
             if cells[(x, y)].visible_views == 0:
@@ -217,7 +221,8 @@ def _merge_pipe(cells: dict[Pair, TileConfig], p: Rect, inp: FdmInputs, variant:
                 src = cells[nb]
                 if nb == (x, y - 1) and src.merged_into is not None:
                     continue
-                merged = try_merge_tiles(cells[(x, y)], src, **kw)
+                merged = try_merge_tiles(cells[(x, y)], src, views=inp.views, has_abs_bin_mask=has_abs_bin_mask,
+                                         shared_viewport=inp.shared_viewport, variant=variant)
                 if merged is not None:
                     cells[(x, y)] = merged
                     cells[nb] = attrs.evolve(src, merged_into=(x, y))

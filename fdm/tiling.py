@@ -19,7 +19,7 @@ FDM_PIPE0 = (4, 8)
 MAX_TILES_PER_PIPE = 32
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class VscConfig:
     """One VSC configuration (``tu_vsc_config``): tile count and pipes, in cells."""
 
@@ -33,7 +33,7 @@ class VscConfig:
         return py * self.pipe_count[0] + px
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class TilingConfig:
     """``tu_tiling_config``: the tile size and the VSC config in use for this pass."""
 
@@ -42,7 +42,8 @@ class TilingConfig:
     tile_size_selected: bool  # False when the scenario fixed the tile size
 
 
-def pipe_layout(tile_count: tuple[int, int], num_vsc_pipes: int, fdm_merging: bool) -> tuple[tuple[int, int], tuple[int, int], bool]:
+def pipe_layout(tile_count: tuple[int, int], num_vsc_pipes: int,
+                fdm_merging: bool) -> tuple[tuple[int, int], tuple[int, int], bool]:
     """``tu_tiling_config_update_pipe_layout``: ``(pipe0, pipe_count, binning_possible)``.
 
     FDM passes on GPUs with bin merging use fixed 4x8 pipes.  Otherwise pipes start at 1x1 and
@@ -73,7 +74,8 @@ def vsc_config(tile_count: tuple[int, int], num_vsc_pipes: int, fdm_merging: boo
         for px in range(pipe_count[0]):
             x, y = px * pipe0[0], py * pipe0[1]
             pipes.append(Rect(x, y, min(pipe0[0], tile_count[0] - x), min(pipe0[1], tile_count[1] - y)))
-    return VscConfig(tile_count, pipe0, pipe_count, tuple(pipes), possible)
+    return VscConfig(tile_count=tile_count, pipe0=pipe0, pipe_count=pipe_count, pipes=tuple(pipes),
+                     binning_possible=possible)
 
 
 def tile_count(fb_size: tuple[int, int], tile_size: tuple[int, int], fdm_offset: bool) -> tuple[int, int]:
@@ -99,7 +101,7 @@ def walk_order(vsc: VscConfig) -> list[tuple[int, int]]:
     return order
 
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class GmemConfig:
     """What ``tu_render_pass_gmem_config`` (src/freedreno/vulkan/tu_pass.cc) derives for the
     pass: the pass tile alignment and the pixel budget of one tile layer."""
@@ -145,7 +147,7 @@ def gmem_config(attachment_cpps: tuple[int, ...], device_tile_align: tuple[int, 
     stride = tile_align_h * tile_align_w * min_cpp
     if layers > 1 and stride % 4096:
         tile_align_h <<= 12 - ctz(stride)
-    return GmemConfig((tile_align_w, tile_align_h), pixels, min_cpp)
+    return GmemConfig(tile_align=(tile_align_w, tile_align_h), gmem_pixels=pixels, min_cpp=min_cpp)
 
 
 def select_tile_size(fb_size: tuple[int, int], tile_align: tuple[int, int], tile_max: tuple[int, int],
@@ -164,7 +166,7 @@ def select_tile_size(fb_size: tuple[int, int], tile_align: tuple[int, int], tile
     aw, ah = tile_align
     max_w = min(tile_max[0], align_npot(W, aw))
     max_h = min(tile_max[1], align_npot(H, ah))
-    best = None
+    best: tuple[tuple[int, int], tuple[int, int]] | None = None
     tw = aw
     while tw <= max_w:
         th = min(gmem_pixels // (tw * layers), max_h)

@@ -25,6 +25,7 @@ from .cmath import (
     modff,
     u32,
 )
+from .errors import DriverAssertion, ScenarioError
 
 Pair = tuple[int, int]
 Rect = tuple[int, int, int, int]  # x, y, w, h
@@ -48,7 +49,8 @@ def euclid_rem(a: int, m: int) -> int:
     ``m - ((-a) % m)`` and maps ``m`` back to 0; that is the mathematical modulo.
     """
     if m <= 0:
-        raise ValueError(f"euclid_rem: modulus must be positive, got {m}")
+        # C's % by zero is undefined behaviour (and the driver's tile sizes are never <= 0)
+        raise DriverAssertion("euclid_rem", f"modulus must be positive: m > 0, got m = {m}")
     if a >= 0:
         return a % m
     t = m - ((-a) % m)
@@ -64,13 +66,14 @@ def tu_bin_offset(fdm_offset: Pair, tile_size: Pair) -> Pair:
     return (euclid_rem(-fdm_offset[0], tile_size[0]), euclid_rem(-fdm_offset[1], tile_size[1]))
 
 
-def check_frag_area(frag_area: Pair, field: str = "frag_area") -> None:
+def check_frag_area(frag_area: Pair, field: str) -> None:
     """Fragment areas are powers of two (``tu_calc_frag_area`` rounds down to one), or
-    ``UINT32_MAX`` for a view whose density is 0; anything else raises ``ValueError``."""
+    ``UINT32_MAX`` for a view whose density is 0; anything else raises
+    :class:`~fdm.errors.DriverAssertion` naming ``field``, the driver function that receives it."""
     for c in frag_area:
         if not (c == UINT32_MAX or (isinstance(c, int) and is_pow2(c))):
-            raise ValueError(f"{field}: components must be powers of two (or UINT32_MAX for a density-0 view), "
-                             f"got {tuple(frag_area)}")
+            raise DriverAssertion(field, f"frag_area components must be powers of two (or UINT32_MAX for a "
+                                         f"density-0 view), got {tuple(frag_area)}")
 
 
 def tu_fdm_per_bin_offset(frag_area: Pair, bin_offset: Pair, common_bin_offset: Pair) -> Pair:
@@ -78,16 +81,18 @@ def tu_fdm_per_bin_offset(frag_area: Pair, bin_offset: Pair, common_bin_offset: 
 
     The affine map ``x -> x / fa + o`` sends the framebuffer-space bin start ``b_s`` to the
     common bin start ``b_cs`` (fdm.rst: o = b_cs - s*b_s).  The driver asserts that ``b_s`` is a
-    multiple of ``fa``; here that raises ``ValueError``.  Division is C truncating division
-    (exact once the assertion holds, also for the negative ``-b_o`` of the binning pass).
+    multiple of ``fa``; here that raises :class:`~fdm.errors.DriverAssertion`.  Division is C
+    truncating division (exact once the assertion holds, also for the negative ``-b_o`` of the
+    binning pass).
     """
-    check_frag_area(frag_area)
+    check_frag_area(frag_area, "tu_fdm_per_bin_offset")
     fw, fh = frag_area
     bx, by = bin_offset
     if bx % fw != 0 or by % fh != 0:
-        raise ValueError(
-            f"bin_offset {tuple(bin_offset)} is not a multiple of frag_area {tuple(frag_area)} "
-            "(tu_fdm_per_bin_offset asserts bin.offset % frag_area == 0)")
+        raise DriverAssertion(
+            "tu_fdm_per_bin_offset",
+            f"asserts bin.offset % frag_area == 0: bin_offset {tuple(bin_offset)} is not a multiple of "
+            f"frag_area {tuple(frag_area)}")
     # exact division: C truncation and the exact quotient agree once the assertion holds
     return (derivations.per_bin_offset(common_bin_offset[0], bx, fw),
             derivations.per_bin_offset(common_bin_offset[1], by, fh))
@@ -100,11 +105,12 @@ def hw_bin_offset(common_bin_offset: Pair, frag_area: Pair) -> Pair:
     (src/freedreno/vulkan/tu_cmd_buffer.cc) that is programmed into
     ``GRAS_BIN_FOVEAT_OFFSET_*`` and passed to patchpoints as ``hw_viewport_offsets``.
     """
-    check_frag_area(frag_area)
+    check_frag_area(frag_area, "tu6_emit_tile_select")
     cx, cy = common_bin_offset
     fw, fh = frag_area
     if cx < 0 or cy < 0:
-        raise ValueError(f"common_bin_offset must be non-negative, got {common_bin_offset}")
+        # b_cs is a window offset (uint32_t in the driver): a negative one is a bad argument
+        raise ScenarioError("common_bin_offset", f"must be non-negative, got {tuple(common_bin_offset)}")
     if cx % fw or cy % fh:
         # b_cs is a multiple of the tile size, which fa divides; C truncation otherwise
         return (cx - c_div(cx, fw), cy - c_div(cy, fh))
@@ -113,7 +119,8 @@ def hw_bin_offset(common_bin_offset: Pair, frag_area: Pair) -> Pair:
 
 def unorm8_to_float(value: int) -> np.float32:
     """R8 UNORM unpacking as Mesa's generated u_format code does it: ``x * (1.0f/0xff)``."""
-    return F32(F32(value) * F32(F32(1.0) / F32(255.0)))
+    d: np.float32 = F32(F32(value) * F32(F32(1.0) / F32(255.0)))  # (numpy's stubs make F32(...) Any)
+    return d
 
 
 def fdm_texel_shift(fb_size: int, fdm_size: int) -> int:
@@ -182,8 +189,8 @@ def tu_calc_frag_area(raw_area: tuple[np.float32, np.float32], tile_size: Pair, 
     else:
         if F32(floor_x * F32(floor_y + F32(1))) <= area:
             floor_y = F32(floor_y + F32(1))
-    w = 1 << logbase2(f32_to_u32(floor_x))
-    h = 1 << logbase2(f32_to_u32(floor_y))
+    w = 1 << logbase2(f32_to_u32(floor_x, "tu_calc_frag_area"))
+    h = 1 << logbase2(f32_to_u32(floor_y, "tu_calc_frag_area"))
     if has_fdm_offsets:
         w = min(w, TU_FDM_OFFSET_GRANULARITY)
         h = min(h, TU_FDM_OFFSET_GRANULARITY)
@@ -288,8 +295,11 @@ def tu6_emit_scissor(offset: Pair, extent: Pair) -> tuple[Pair, Pair]:
     return tl, (min(br_x, SCISSOR_MAX), min(br_y, SCISSOR_MAX))
 
 
+F32x4 = tuple[np.float32, np.float32, np.float32, np.float32]
+
+
 def fdm_apply_viewport(viewport: tuple[float, float, float, float], frag_area: Pair, bin_rect: Rect,
-                       common_bin_offset: Pair, hw_offset: Pair) -> tuple[np.float32, np.float32, np.float32, np.float32]:
+                       common_bin_offset: Pair, hw_offset: Pair) -> F32x4:
     """One slot of ``fdm_apply_viewports`` (src/freedreno/vulkan/tu_pipeline.cc), float32.
 
     Returns the patched ``(x, y, width, height)``.  Early-out: ``fa == (1,1)`` and
@@ -307,7 +317,7 @@ def fdm_apply_viewport(viewport: tuple[float, float, float, float], frag_area: P
     return (F32(F32(sx * x) + F32(ox)), F32(F32(sy * y) + F32(oy)), F32(w * sx), F32(h * sy))
 
 
-def tu6_emit_viewport_scissor(viewport: tuple[np.float32, np.float32, np.float32, np.float32]) -> tuple[Pair, Pair]:
+def tu6_emit_viewport_scissor(viewport: F32x4) -> tuple[Pair, Pair]:
     """The ``GRAS_SC_VIEWPORT_SCISSOR_TL/BR`` pair derived in ``tu6_emit_viewport``
     (src/freedreno/vulkan/tu_pipeline.cc) from a (patched) float32 viewport.
 
@@ -315,14 +325,15 @@ def tu6_emit_viewport_scissor(viewport: tuple[np.float32, np.float32, np.float32
     grown by one; ``min`` is clamped to >= 0 and ``max`` to >= 1; ``BR = max - 1``.
     """
     x, y, w, h = (F32(v) for v in viewport)
-    min_x = f32_to_i32(x)
-    max_x = f32_to_i32(np.ceil(F32(x + w)))
+    fn = "tu6_emit_viewport"
+    min_x = f32_to_i32(x, fn)
+    max_x = f32_to_i32(np.ceil(F32(x + w)), fn)
     if h >= 0:
-        min_y = f32_to_i32(y)
-        max_y = f32_to_i32(np.ceil(F32(y + h)))
+        min_y = f32_to_i32(y, fn)
+        max_y = f32_to_i32(np.ceil(F32(y + h)), fn)
     else:
-        min_y = f32_to_i32(F32(y + h))
-        max_y = f32_to_i32(np.ceil(y))
+        min_y = f32_to_i32(F32(y + h), fn)
+        max_y = f32_to_i32(np.ceil(y), fn)
     if min_y == max_y:
         max_y += 1
     if min_x == max_x:

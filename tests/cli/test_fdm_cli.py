@@ -31,7 +31,7 @@ density = [0.5, 0.5]
 
 def run(*args, cwd=REPO):
     env = dict(os.environ, PYTHONPATH=REPO)
-    return subprocess.run([sys.executable, "-m", "fdm.cli", *args], capture_output=True, text=True, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "turnip_fdm", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=120)
 
 
@@ -118,7 +118,8 @@ BAD = [
     ("tile_not_aligned", GOOD.replace("[192, 160]", "[100, 160]"), "tile_size", "multiple of"),
     ("offsets_without_flag", GOOD.replace("fdm_offset_create_flag = true", "fdm_offset_create_flag = false"),
      "fdm_offsets", "create_flag"),
-    ("offsets_count", GOOD.replace("[[40, -16], [-40, 0]]", "[[40, -16]]"), "fdm_offsets", "one [x, y] offset per view"),
+    ("offsets_count", GOOD.replace("[[40, -16], [-40, 0]]", "[[40, -16]]"), "fdm_offsets",
+     "one [x, y] offset per view"),
     ("malformed_toml", GOOD.replace("views = 2", "views = = 2"), "scenario", "not valid TOML"),
     ("unknown_field", "bogus = 1\n" + GOOD, "bogus", "unknown field"),
     ("unknown_generator", GOOD.replace('"constant"', '"spiral"'), "density.views[0].generator", "unknown generator"),

@@ -1,4 +1,4 @@
-"""The worked examples of the behavioural spec (turnip-fdm-spec.md §11.1-11.6, 11.11, 11.12),
+"""The worked examples of the behavioural spec (docs/spec/turnip-fdm-spec.md §11.1-11.6, 11.11, 11.12),
 with their exact numbers.  Unless noted: a740, 1000x600 framebuffer, tile 192x160, one view."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from fdm.cmath import F32
+from fdm.errors import DriverAssertion
 from fdm.patch import lower_frag_coord
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
@@ -347,15 +348,16 @@ def test_11_12_scissor_wrap():
 
 
 def test_per_bin_offset_raises_on_misaligned_bin():
-    with pytest.raises(ValueError, match="not a multiple"):
+    with pytest.raises(DriverAssertion, match="not a multiple") as e:
         tu_fdm_per_bin_offset((4, 4), (6, 8), (0, 0))
+    assert e.value.field == "tu_fdm_per_bin_offset"
 
 
 def test_non_power_of_two_frag_area_is_refused():
     from fdm.turnip import hw_bin_offset
-    with pytest.raises(ValueError, match="powers of two"):
+    with pytest.raises(DriverAssertion, match="powers of two"):
         tu_fdm_per_bin_offset((3, 1), (6, 8), (0, 0))
-    with pytest.raises(ValueError, match="powers of two"):
+    with pytest.raises(DriverAssertion, match="powers of two"):
         hw_bin_offset((192, 160), (2, 6))
 
 

@@ -1,5 +1,5 @@
 """Property tests: one test per invariant of the spec, §10.1 items 1-21 and 30-32
-(/work/shared/design/turnip-fdm-spec.md).  Items 22-29 (subsampled layout) are left to a later issue.
+(docs/spec/turnip-fdm-spec.md).  Items 22-29 (subsampled layout) are left to a later issue.
 
 Every test states the invariant with its own arithmetic (the spec's formulas, recomputed here)
 over generated *valid* scenarios (``strategies.scenario_dicts``) or, for the pure driver
@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, assume, example, given, note, settings
 from hypothesis import strategies as st
 
 from fdm import strategies as S
+from fdm.errors import DriverAssertion
 from fdm.patch import lower_frag_coord
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
@@ -165,7 +166,7 @@ def wrap_case(patch) -> bool:
     ew, eh = patch.scissor_extent
     if ew == 0 or eh == 0:
         return False
-    for off, e in zip(patch.scissor_offset, patch.scissor_extent, strict=False):
+    for off, e in zip(patch.scissor_offset, patch.scissor_extent, strict=True):
         es = signed32(e)
         if es < 0 and off + es <= 0:
             return True
@@ -245,7 +246,7 @@ def test_inv04_per_bin_offset_maps_bin_start_to_common_start(fa, k, c):
     assert (Fraction(b_s[0], fa[0]) + o[0], Fraction(b_s[1], fa[1]) + o[1]) == c
     # the driver asserts the precondition
     if fa[0] > 1:
-        with pytest.raises(ValueError):
+        with pytest.raises(DriverAssertion):
             tu_fdm_per_bin_offset(fa, (b_s[0] + 1, b_s[1]), c)
 
 

@@ -1,4 +1,4 @@
-"""Exhaustive sweep of spec §10.1 items 1-6 and 14 (/work/shared/design/turnip-fdm-spec.md).
+"""Exhaustive sweep of spec §10.1 items 1-6 and 14 (docs/spec/turnip-fdm-spec.md).
 
 Domain: every tile size T = 16, 32, ..., 256 per axis (all 256 (Tw, Th) pairs), every user
 offset u in [-2T, 2T) in steps of 8 per axis, every fragment area fa in {1,2,4}^2 (and

@@ -1,0 +1,125 @@
+"""Writing command output with the error contract: checked before any work is done, written
+all-or-nothing after it.
+
+Every command that writes files (``plan --out``, ``layout --out``, ``demo --out``) first calls
+:func:`check_output_file` / :func:`check_output_dir` (so a bad path is refused before a plan is
+computed), then hands everything it writes to :func:`write_file` / :func:`write_files` at once.
+A failure while writing removes what this call created and raises
+:class:`~fdm.errors.ScenarioError` naming the flag: nothing partial stays behind (no ``*.tmp``,
+no half-filled directory).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+
+from .errors import ScenarioError
+
+#: longest output path accepted (bytes of the absolute path; Linux PATH_MAX is 4096)
+MAX_PATH_BYTES = 4000
+#: longest path component (bytes; NAME_MAX of the common Linux file systems)
+MAX_NAME_BYTES = 255
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def _check_path(field: str, path: str) -> str:
+    if not isinstance(path, str) or not path or "\0" in path:
+        raise ScenarioError(field, "must be a non-empty path")
+    full = os.path.abspath(path)
+    if len(os.fsencode(full)) > MAX_PATH_BYTES:
+        raise ScenarioError(field, f"path is longer than {MAX_PATH_BYTES} bytes")
+    for part in full.split(os.sep):
+        if len(os.fsencode(part)) > MAX_NAME_BYTES:
+            raise ScenarioError(field, f"a path component is longer than {MAX_NAME_BYTES} bytes")
+    return full
+
+
+def _existing_ancestor(field: str, full: str) -> str:
+    """The nearest existing ancestor of ``full``; it must be a writable directory."""
+    parent = os.path.dirname(full)
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise ScenarioError(field, f"{parent!r} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ScenarioError(field, f"directory {parent!r} is not writable")
+    return parent
+
+
+def check_output_file(field: str, path: str) -> None:
+    """Refuse an output file path that cannot be written, before any work is done."""
+    full = _check_path(field, path)
+    if os.path.isdir(full):
+        raise ScenarioError(field, f"{path!r} is a directory, not a file")
+    if os.path.lexists(full) and not os.path.isfile(full):
+        raise ScenarioError(field, f"{path!r} exists and is not a regular file")
+    _existing_ancestor(field, full)
+
+
+def check_output_dir(field: str, path: str) -> None:
+    """Refuse an output directory path that cannot be written, before any work is done."""
+    full = _check_path(field, path)
+    if os.path.lexists(full):
+        if not os.path.isdir(full):
+            raise ScenarioError(field, f"{path!r} exists and is not a directory")
+        if not os.access(full, os.W_OK | os.X_OK):
+            raise ScenarioError(field, f"directory {path!r} is not writable")
+        return
+    _existing_ancestor(field, full)
+
+
+def write_file(field: str, path: str, data: bytes) -> None:
+    """Write one file atomically (a temporary file in the same directory, then a rename)."""
+    full = os.path.abspath(path)
+    write_files(field, os.path.dirname(full), {os.path.basename(full): data})
+
+
+def write_files(field: str, out_dir: str, files: Mapping[str, bytes]) -> list[str]:
+    """Write ``files`` (name -> bytes) into ``out_dir``, all or nothing; returns their paths.
+
+    The files are first written to a staging directory beside or inside ``out_dir``; only when
+    all are written are they renamed into place.  On any ``OSError`` everything this call
+    created is removed and :class:`ScenarioError` (``field``: the reason) is raised."""
+    full = _check_path(field, out_dir)
+    created: list[str] = []  # directories this call made, outermost first
+    stage = ""
+    try:
+        missing = []
+        d = full
+        while not os.path.isdir(d):
+            missing.append(d)
+            d = os.path.dirname(d)
+        for m in reversed(missing):
+            os.mkdir(m)
+            created.append(m)
+        stage = tempfile.mkdtemp(prefix=".turnip-fdm-", dir=full)
+        for name, data in files.items():
+            if os.path.basename(name) != name or name in ("", ".", ".."):
+                raise ScenarioError(field, f"bad output file name {name!r}")
+            with open(os.path.join(stage, name), "wb") as f:
+                f.write(data)
+        paths = []
+        for name in files:
+            dst = os.path.join(full, name)
+            if os.path.isdir(dst):
+                raise ScenarioError(field, f"{dst!r} is a directory")
+            os.replace(os.path.join(stage, name), dst)
+            paths.append(dst)
+        return paths
+    except OSError as e:
+        for m in reversed(created):
+            shutil.rmtree(m, ignore_errors=True)
+        raise ScenarioError(field, f"cannot write {full!r}: {_reason(e)}") from None
+    except ScenarioError:
+        for m in reversed(created):
+            shutil.rmtree(m, ignore_errors=True)
+        raise
+    finally:
+        if stage and os.path.isdir(stage):
+            shutil.rmtree(stage, ignore_errors=True)

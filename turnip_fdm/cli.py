@@ -1,0 +1,120 @@
+"""``turnip-fdm``: the command-line shell over the packages.
+
+Every sub-command is registered explicitly from its package's ``cli`` module (a module that
+fails to import fails the whole command, loudly), and one handler maps the refusals of
+:mod:`fdm.errors` to their exit status and a single line:
+
+=====================  ======  ===============================================
+outcome                status  standard error
+=====================  ======  ===============================================
+success                0       nothing (results on standard output)
+check failed           1       what differed (``mipmap run`` mismatch, …)
+bad input              2       ``turnip-fdm: error: FIELD: RULE``
+turnip would assert    2       ``turnip-fdm: error: FIELD: RULE``
+path not modelled      2       ``turnip-fdm: error: FIELD: RULE``
+device lacks something 2       ``turnip-fdm: not supported: WHAT``
+bug of turnip-fdm      1       ``turnip-fdm: internal error: …`` (``--traceback`` for the trace)
+interrupted            130     ``turnip-fdm: interrupted``
+=====================  ======  ===============================================
+
+Argument errors (argparse's own) get the same one-line form with the flag as FIELD.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
+
+from fdm.errors import EXIT_FAILURE, ScenarioError, TurnipFdmError
+
+PROG = "turnip-fdm"
+TRACEBACK_FLAG = "--traceback"
+
+Registrar = Callable[[Any], None]
+
+
+class CommandLineParser(argparse.ArgumentParser):
+    """argparse with the project's error contract: a usage error raises :class:`ScenarioError`
+    (one line, exit 2) instead of printing the usage and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ScenarioError(*_split_argparse_message(message))
+
+
+def _split_argparse_message(message: str) -> tuple[str, str]:
+    """``argument --view: invalid int value: 'x'`` -> (``--view``, ``invalid int value: 'x'``)."""
+    if message.startswith("argument "):
+        field, _, rule = message[len("argument "):].partition(": ")
+        if rule:
+            return field.split("/")[0], rule
+    return "arguments", message
+
+
+def registrars() -> tuple[Registrar, ...]:
+    """The ``register(subparsers)`` function of every sub-command's module, in help order.
+    Imported explicitly: a module that cannot be imported makes every command fail."""
+    from fdm import cli as fdm_cli
+    from layout_solver import cli as layout_cli
+    from mipmap import cli as mipmap_cli
+
+    from . import demo
+
+    return (fdm_cli.register, layout_cli.register, demo.register, mipmap_cli.register)
+
+
+def build_parser() -> CommandLineParser:
+    p = CommandLineParser(prog=PROG, description="Exact model of turnip's fragment-density-map logic: plan "
+                                                 "render passes, lay out subsampled images, check devices.")
+    p.add_argument(TRACEBACK_FLAG, action="store_true",
+                   help="on an internal error print the Python traceback (accepted anywhere on the line)")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandLineParser)
+    sub.required = True
+    for register in registrars():
+        register(sub)
+    return p
+
+
+def _fail(label: str, message: str) -> None:
+    print(f"{PROG}: {label}: {' '.join(message.split())}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (see the module docstring)."""
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    show_traceback = TRACEBACK_FLAG in args_in
+    args_in = [a for a in args_in if a != TRACEBACK_FLAG]
+    try:
+        try:
+            parser = build_parser()
+        except ImportError as e:
+            _fail("internal error", f"a sub-command module cannot be imported ({e.name or e}): {e} "
+                                    "- the installation is broken")
+            if show_traceback:
+                traceback.print_exc()
+            return EXIT_FAILURE
+        args = parser.parse_args(args_in)
+        status = args.func(args)
+        return int(status)
+    except TurnipFdmError as e:
+        _fail(e.label, str(e))
+        return e.exit_status
+    except BrokenPipeError:
+        # the reader went away (`turnip-fdm plan … | head`): not an error of ours
+        return 0
+    except KeyboardInterrupt:
+        _fail("interrupted", "stopped by the user")
+        return 130
+    except Exception as e:  # noqa: BLE001 - the last line of defence: one line, not a traceback
+        if show_traceback:
+            traceback.print_exc()
+        _fail("internal error", f"{type(e).__name__}: {e} (a bug of turnip-fdm; rerun with "
+                                f"{TRACEBACK_FLAG} for the traceback)")
+        return EXIT_FAILURE
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
