@@ -24,13 +24,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from fdm.errors import NotSupported, ScenarioError  # noqa: E402
 from mipmap.compare import compare_chain  # noqa: E402
-from mipmap.formats import FORMATS, random_level0  # noqa: E402
+from mipmap.formats import FORMAT_NAMES, get_format, random_level0  # noqa: E402
 from mipmap.gpu import MipmapRunner, load_spv  # noqa: E402
 from mipmap.plan import SPD_MAX_SIZE, tiled_plan  # noqa: E402
 from mipmap.reference import level_sizes, stored_chain  # noqa: E402
 from mipmap.spd_model import spd_reference  # noqa: E402
-from vk_tests.harness import NotSupported, open_device  # noqa: E402
+from vk_tests.harness import open_device  # noqa: E402
 
 SIZES = [(4096, 4096), (8192, 8192), (4095, 4095), (1920, 1080)]
 EVICT_BYTES = 256 << 20
@@ -38,8 +39,12 @@ MAX_WARMUP = 5000
 
 
 def parse_size(s: str) -> tuple[int, int]:
-    w, h = s.lower().split("x")
-    return int(w), int(h)
+    try:
+        w, h = (int(v) for v in s.lower().split("x"))
+    except ValueError:
+        raise ScenarioError("--sizes", f"each size must be WxH, got {s!r}") from None
+    level_sizes(w, h)  # >= 1
+    return w, h
 
 
 def copy_bandwidth(ctx, nbytes: int = 1 << 30, runs: int = 10) -> float:
@@ -148,24 +153,25 @@ def floor_bytes(width: int, height: int, bpt: int) -> int:
     return bpt * (width * height + sum(w * h for w, h in sizes[1:]))
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--device", default=None, help="device index or name substring (default: $TURNIP_FDM_DEVICE, else 0)")
+    ap.add_argument("--device", default=None,
+                    help="device index or name substring (default: $TURNIP_FDM_DEVICE, else 0)")
     ap.add_argument("--runs", type=int, default=25)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES))
-    ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--formats", default=",".join(FORMAT_NAMES))
     ap.add_argument("--heat-ms", type=float, default=400.0,
                     help="warm-up runs of the same chain fill at least this long, so clocks are up")
     ap.add_argument("--no-check", action="store_true", help="skip the read-back comparison with the model")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here too")
     args = ap.parse_args(argv)
-    sizes = [parse_size(s) for s in args.sizes.split(",")]
-    formats = [FORMATS[f] for f in args.formats.split(",")]
     try:
+        sizes = [parse_size(s) for s in args.sizes.split(",")]
+        formats = [get_format(f) for f in args.formats.split(",")]
         ctx = open_device(args.device)
-    except NotSupported as e:
-        print(f"mipmap_bench: not supported: {e}", file=sys.stderr)
+    except (ScenarioError, NotSupported) as e:
+        print(f"mipmap_bench: {e.label}: {e}", file=sys.stderr)
         return 2
     lines = []
 
@@ -186,10 +192,10 @@ def main(argv=None) -> int:
              f"timestampPeriod {info.timestamp_period} ns")
         emit(f"- measured copy bandwidth, 1 GiB, counting read + write: vkCmdCopyBuffer {bw_copy / 1e9:.0f} GB/s, "
              f"compute-shader copy {bw_shader / 1e9:.0f} GB/s; the floor uses the larger, **{bw / 1e9:.0f} GB/s**")
-        emit(f"- per cell: warm-up runs of the same chain, as many as fill {args.heat_ms:.0f} ms at the bandwidth floor "
-             f"(at least {args.warmup}, at most {MAX_WARMUP}), so that the clocks are up (the driver drops them to "
-             f"345 MHz within a second of idling), then {args.runs} timed runs, each after a 256 MiB fill that evicts L2; "
-             "GPU timestamps "
+        emit(f"- per cell: warm-up runs of the same chain, as many as fill {args.heat_ms:.0f} ms at the bandwidth "
+             f"floor (at least {args.warmup}, at most {MAX_WARMUP}), so that the clocks are up (the driver drops them "
+             f"to 345 MHz within a second of idling), then {args.runs} timed runs, each after a 256 MiB fill that "
+             "evicts L2; GPU timestamps "
              "(BOTTOM_OF_PIPE after a full barrier, and after the chain); validation layer off")
         emit(f"- date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
         emit()
@@ -197,7 +203,8 @@ def main(argv=None) -> int:
              "copy bandwidth; of floor = floor / median. max err: worst difference from the model over all "
              "levels (ulp for r32f/rgba16f, LSB for 8-bit), blit against the box filter.")
         emit()
-        emit("| size | format | algorithm | dispatches | median µs | min µs | ratio to blit | floor µs | of floor | max err |")
+        emit("| size | format | algorithm | dispatches | median µs | min µs | ratio to blit | floor µs | of floor "
+             "| max err |")
         emit("|---|---|---|---|---|---|---|---|---|---|")
         summary = []
         for fmt in formats:
@@ -242,9 +249,11 @@ def main(argv=None) -> int:
                     blit_med = statistics.median(blit[0]) if isinstance(blit, tuple) else None
                     for alg in ("tiled", "spd", "blit"):
                         r = results.get(alg)
-                        disp = {"tiled": str(len(tiled_plan(w, h))), "spd": "1", "blit": str(len(level_sizes(w, h)) - 1)}[alg]
+                        disp = {"tiled": str(len(tiled_plan(w, h))), "spd": "1",
+                                "blit": str(len(level_sizes(w, h)) - 1)}[alg]
                         if r is None:
-                            emit(f"| {w}x{h} | {fmt.name} | {alg} | — | n/a: over SPD's {SPD_MAX_SIZE}² limit | | | | | |")
+                            emit(f"| {w}x{h} | {fmt.name} | {alg} | — | n/a: over SPD's {SPD_MAX_SIZE}² limit "
+                                 "| | | | | |")
                             continue
                         if isinstance(r, str):
                             emit(f"| {w}x{h} | {fmt.name} | {alg} | — | not supported: {r} | | | | | |")

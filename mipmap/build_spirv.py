@@ -21,8 +21,8 @@ HERE = Path(__file__).resolve().parent
 SHADERS = HERE / "shaders"
 SPV = HERE / "spv"
 FORMAT_MACROS = {"r32f": "FMT_R32F", "rgba16f": "FMT_RGBA16F", "rgba8": "FMT_RGBA8", "srgba8": "FMT_SRGBA8"}
-TREE_KERNELS = ("fast", "spd")
-BUILD_INFO = "BUILD_INFO.json"  # compiler version and source digest of the committed modules  # kernels with a shuffle and a shared-memory variant
+TREE_KERNELS = ("fast", "spd")  # kernels with a shuffle and a shared-memory variant
+BUILD_INFO = "BUILD_INFO.json"  # compiler version and source digest of the committed modules
 
 
 @attrs.frozen
@@ -107,7 +107,7 @@ def build(out_dir: Path = SPV) -> list[Path]:
     return paths
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=SPV, help="output folder (default: mipmap/spv)")
     args = ap.parse_args(argv)

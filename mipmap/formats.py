@@ -14,17 +14,31 @@ The tables travel to the GPU in one storage buffer whose layout is :func:`tables
 """
 from __future__ import annotations
 
+from typing import Any, Literal, get_args
+
 import attrs
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from fdm.options import choice
 
 F32 = np.float32
+
+#: float32 values, as the shaders compute on them
+F32Array = NDArray[np.float32]
+#: stored texels, H x W x C in a format's storage dtype (uint8, float16 or float32)
+Texels = NDArray[Any]
+
+#: names of the texel formats (the ``--format`` option)
+FormatName = Literal["r32f", "rgba8", "srgba8", "rgba16f"]
+FORMAT_NAMES: tuple[FormatName, ...] = get_args(FormatName)
 
 
 @attrs.frozen
 class Format:
-    name: str
+    name: FormatName
     channels: int
-    storage_dtype: type
+    storage_dtype: type[np.generic]
     vk_format_name: str  # the image's format
     vk_view_format_name: str  # the format of the storage view the shaders use
     srgb: bool = False
@@ -38,7 +52,7 @@ class Format:
         return self.storage_dtype is np.uint8
 
 
-FORMATS: dict[str, Format] = {
+FORMATS: dict[FormatName, Format] = {
     "r32f": Format("r32f", 1, np.float32, "VK_FORMAT_R32_SFLOAT", "VK_FORMAT_R32_SFLOAT"),
     "rgba8": Format("rgba8", 4, np.uint8, "VK_FORMAT_R8G8B8A8_UNORM", "VK_FORMAT_R8G8B8A8_UINT"),
     "srgba8": Format("srgba8", 4, np.uint8, "VK_FORMAT_R8G8B8A8_SRGB", "VK_FORMAT_R8G8B8A8_UINT", srgb=True),
@@ -47,31 +61,30 @@ FORMATS: dict[str, Format] = {
 
 
 def get_format(name: str) -> Format:
-    try:
-        return FORMATS[name]
-    except KeyError:
-        raise ValueError(f"format: must be one of {', '.join(FORMATS)}, got {name!r}") from None
+    """The format called ``name``; :class:`~fdm.errors.ScenarioError` (field ``format``) otherwise."""
+    return FORMATS[choice("format", name, FORMAT_NAMES)]
 
 
-def _srgb_to_linear64(u: np.ndarray) -> np.ndarray:
-    u = np.asarray(u, dtype=np.float64)
+def _srgb_to_linear64(v: ArrayLike) -> NDArray[np.float64]:
+    u = np.asarray(v, dtype=np.float64)
     return np.where(u <= 0.04045, u / 12.92, ((u + 0.055) / 1.055) ** 2.4)
 
 
 UNORM_SCALE = F32(1) / F32(255)  # 0x3b808081
 
 
-def unorm_lut() -> np.ndarray:
+def unorm_lut() -> F32Array:
     """Decode table of UNORM8: entry k is float32(k) * float32(1/255), rounded once."""
-    return np.arange(256, dtype=F32) * UNORM_SCALE
+    lut: F32Array = np.arange(256, dtype=F32) * UNORM_SCALE
+    return lut
 
 
-def srgb_lut() -> np.ndarray:
+def srgb_lut() -> F32Array:
     """Decode table of sRGB8 colour channels: entry k is float32(linear(k / 255))."""
     return _srgb_to_linear64(np.arange(256) / 255.0).astype(F32)
 
 
-def srgb_thresholds() -> np.ndarray:
+def srgb_thresholds() -> F32Array:
     """255 increasing float32 thresholds: the linear value of sRGB code k + 1/2, k = 0..254.
 
     A linear value v encodes to the number of thresholds t with t <= v.
@@ -79,10 +92,11 @@ def srgb_thresholds() -> np.ndarray:
     return _srgb_to_linear64((np.arange(255) + 0.5) / 255.0).astype(F32)
 
 
-def rcp_table(max_n: int) -> np.ndarray:
+def rcp_table(max_n: int) -> F32Array:
     """float32(1) / float32(2n + 1) for n = 0..max_n (IEEE division, correctly rounded)."""
     n = np.arange(max_n + 1, dtype=F32)
-    return (F32(1) / (F32(2) * n + F32(1))).astype(F32)
+    rcp: F32Array = (F32(1) / (F32(2) * n + F32(1))).astype(F32)
+    return rcp
 
 
 # Layout of the tables buffer (float32 words), shared with shaders/common.glsl.
@@ -92,25 +106,26 @@ TAB_THRESH = 512
 TAB_RCP = 768
 
 
-def tables(max_dim: int) -> np.ndarray:
+def tables(max_dim: int) -> F32Array:
     """The float32 tables buffer: UNORM LUT, sRGB LUT, sRGB thresholds (+1 pad), 1/(2n+1)."""
     return np.concatenate([
         unorm_lut(), srgb_lut(), srgb_thresholds(), np.zeros(1, F32), rcp_table(max(1, max_dim // 2)),
     ]).astype(F32)
 
 
-def encode_unorm(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, dtype=F32)
+def encode_unorm(values: ArrayLike) -> NDArray[np.uint8]:
+    v = np.asarray(values, dtype=F32)
     t = np.clip(v, F32(0), F32(1)) * F32(255) + F32(0.5)
-    return np.floor(t).astype(np.uint8)
+    codes: NDArray[np.uint8] = np.floor(t).astype(np.uint8)
+    return codes
 
 
-def encode_srgb(v: np.ndarray) -> np.ndarray:
-    v = np.asarray(v, dtype=F32)
+def encode_srgb(values: ArrayLike) -> NDArray[np.uint8]:
+    v = np.asarray(values, dtype=F32)
     return np.searchsorted(srgb_thresholds(), v, side="right").astype(np.uint8)
 
 
-def decode(stored: np.ndarray, fmt: Format) -> np.ndarray:
+def decode(stored: Texels, fmt: Format) -> F32Array:
     """Stored texels (H x W x C in the storage dtype) -> float32 values the shaders compute on."""
     if fmt.storage_dtype is np.uint8:
         out = unorm_lut()[stored]
@@ -120,22 +135,23 @@ def decode(stored: np.ndarray, fmt: Format) -> np.ndarray:
     return np.asarray(stored).astype(F32)
 
 
-def encode(values: np.ndarray, fmt: Format) -> np.ndarray:
+def encode(values: ArrayLike, fmt: Format) -> Texels:
     """float32 values -> stored texels, exactly as the shaders quantise them."""
-    values = np.asarray(values, dtype=F32)
+    v = np.asarray(values, dtype=F32)
     if fmt.storage_dtype is np.uint8:
-        out = encode_unorm(values)
+        out = encode_unorm(v)
         if fmt.srgb:
-            out[..., :3] = encode_srgb(values[..., :3])
+            out[..., :3] = encode_srgb(v[..., :3])
         return out
-    return values.astype(fmt.storage_dtype)
+    return v.astype(fmt.storage_dtype)
 
 
-def random_level0(width: int, height: int, fmt: Format, seed: int = 0) -> np.ndarray:
+def random_level0(width: int, height: int, fmt: Format, seed: int = 0) -> Texels:
     """Random stored texels for level 0 (floats in [0, 1), away from subnormals)."""
     rng = np.random.default_rng(seed)
     shape = (height, width, fmt.channels)
     if fmt.storage_dtype is np.uint8:
         return rng.integers(0, 256, size=shape, dtype=np.uint8)
     vals = rng.random(shape, dtype=np.float32) * F32(0.9) + F32(0.05)
-    return vals.astype(fmt.storage_dtype)
+    texels: Texels = vals.astype(fmt.storage_dtype)
+    return texels

@@ -8,24 +8,31 @@ all levels in GENERAL layout.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from importlib import resources
+from typing import Literal
 
 import numpy as np
 
-from vk_tests.harness import NotSupported, Vulkan
+from fdm.errors import NotSupported, ScenarioError
+from fdm.options import choice
+from vk_tests.harness import Handle, Vulkan
 
-from .formats import Format, tables
-from .plan import SPD_MAX_SIZE, spd_plan, tiled_plan
+from .formats import Format, Texels, tables
+from .plan import ALGORITHMS, SPD_MAX_SIZE, Algorithm, Dispatch, spd_plan, tiled_plan
 from .reference import level_sizes
 
-ALGORITHMS = ("tiled", "spd", "blit")
+__all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "split_groups"]
+
+#: a pipeline of the runner: the tiled plan's two kernels and the single-pass downsampler
+PipelineKernel = Literal["fast", "general", "spd"]
 MAX_BINDING_LEVELS = 16
 MAX_GROUPS_X = 32768
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
 
 
 def load_spv(name: str) -> bytes:
-    return resources.files("mipmap").joinpath("spv", name).read_bytes()
+    return resources.files("mipmap").joinpath("spv").joinpath(name).read_bytes()
 
 
 def split_groups(n: int) -> tuple[int, int]:
@@ -95,45 +102,49 @@ class MipmapRunner:
         self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS * 8),
                                               (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16)], 8)
         # created now, outside any ctx.scope(), so that they live as long as the runner
+        kernels: tuple[PipelineKernel, ...] = ("fast", "general", "spd")
         self._pipelines = {kernel: ctx.compute_pipeline(load_spv(self.variant(kernel)), self.layout,
                                                         [info.subgroup_size])
-                           for kernel in ("fast", "general", "spd")}
+                           for kernel in kernels}
 
     def variant(self, kernel: str) -> str:
         from .build_spirv import variant_name
         return variant_name(kernel, self.fmt.name, self.shuffle)
 
-    def pipeline(self, kernel: str):
+    def pipeline(self, kernel: PipelineKernel) -> Handle:
         return self._pipelines[kernel]
 
     # ---- checks -----------------------------------------------------------------------
     def check_size(self, width: int, height: int, algorithm: str) -> None:
+        """:class:`ScenarioError` (field ``size``) unless the device and ``algorithm`` take the size."""
         if width < 1 or height < 1:
-            raise ValueError(f"size: width and height must be >= 1, got {width}x{height}")
+            raise ScenarioError("size", f"width and height must be >= 1, got {width}x{height}")
         lim = self.ctx.info.max_image_dimension_2d
         if width > lim or height > lim:
-            raise ValueError(f"size: {width}x{height} exceeds the device limit maxImageDimension2D = {lim}")
+            raise ScenarioError("size", f"{width}x{height} exceeds the device limit maxImageDimension2D = {lim}")
         if algorithm == "spd" and (width > SPD_MAX_SIZE or height > SPD_MAX_SIZE):
-            raise ValueError(f"size: the single-pass downsampler takes at most {SPD_MAX_SIZE}x{SPD_MAX_SIZE}, "
-                             f"got {width}x{height}")
+            raise ScenarioError("size", f"the single-pass downsampler takes at most {SPD_MAX_SIZE}x{SPD_MAX_SIZE}, "
+                                        f"got {width}x{height}")
 
-    def check_algorithm(self, algorithm: str) -> None:
+    def check_algorithm(self, algorithm: str) -> Algorithm:
+        """``algorithm`` if it is one of ALGORITHMS (else :class:`ScenarioError`) and the device can
+        run it (else :class:`NotSupported`)."""
         vk, ctx = self.vk, self.ctx
-        if algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm: must be one of {', '.join(ALGORITHMS)}, got {algorithm!r}")
-        if algorithm == "blit":
+        alg = choice("algorithm", algorithm, ALGORITHMS)
+        if alg == "blit":
             if not ctx.info.queue_graphics:
                 raise NotSupported(f"device {ctx.info.name}: vkCmdBlitImage needs a graphics queue")
             fmt_id = getattr(vk, self.fmt.vk_format_name)
             need = (vk.VK_FORMAT_FEATURE_BLIT_SRC_BIT | vk.VK_FORMAT_FEATURE_BLIT_DST_BIT
                     | vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)
             ctx.require_format(fmt_id, need, "BLIT_SRC, BLIT_DST and SAMPLED_IMAGE_FILTER_LINEAR")
+        return alg
 
     # ---- images -----------------------------------------------------------------------
     def make_image(self, width: int, height: int) -> MipImage:
         return MipImage(self, width, height)
 
-    def upload(self, img: MipImage, level0: np.ndarray, sentinel: float = -1.0) -> None:
+    def upload(self, img: MipImage, level0: Texels, sentinel: float = -1.0) -> None:
         """Level 0 from stored texels, levels 1.. cleared to `sentinel`; all in GENERAL."""
         vk, ctx = self.vk, self.ctx
         with ctx.scope():
@@ -142,7 +153,7 @@ class MipmapRunner:
             staging.write(data)
             im = img.image
 
-            def record(cb):
+            def record(cb: Handle) -> None:
                 im.barrier(cb, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
                            vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                            vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
@@ -166,7 +177,7 @@ class MipmapRunner:
 
             ctx.run(record)
 
-    def readback(self, img: MipImage) -> list[np.ndarray]:
+    def readback(self, img: MipImage) -> list[Texels]:
         vk, ctx = self.vk, self.ctx
         sizes = img.level_bytes()
         offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(int)
@@ -181,7 +192,7 @@ class MipmapRunner:
                                                     imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
                                                     imageExtent=vk.VkExtent3D(width=w, height=h, depth=1)))
 
-            def record(cb):
+            def record(cb: Handle) -> None:
                 img.image.barrier(cb, vk.VK_IMAGE_LAYOUT_GENERAL, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
                                   vk.VK_ACCESS_SHADER_WRITE_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                                   vk.VK_ACCESS_TRANSFER_READ_BIT,
@@ -198,33 +209,34 @@ class MipmapRunner:
 
             ctx.run(record)
             raw = buf.read(int(offsets[-1]))
-        out = []
+        out: list[Texels] = []
         for level, (w, h) in enumerate(img.sizes):
             chunk = raw[offsets[level]:offsets[level + 1]].view(self.fmt.storage_dtype)
             out.append(chunk.reshape(h, w, self.fmt.channels))
         return out
 
     # ---- recording --------------------------------------------------------------------
-    def _push(self, cb, level: int, count: int) -> None:
+    def _push(self, cb: Handle, level: int, count: int) -> None:
         vk = self.vk
         data = vk.ffi.new("uint32_t[2]", [level, count])
         vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, data)
 
-    def _bind(self, cb, kernel: str, img: MipImage) -> None:
+    def _bind(self, cb: Handle, kernel: PipelineKernel, img: MipImage) -> None:
         vk = self.vk
         vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.pipeline(kernel))
         vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.layout, 0, 1, [img.set], 0, None)
 
-    def _compute_barrier(self, cb) -> None:
+    def _compute_barrier(self, cb: Handle) -> None:
         vk = self.vk
         self.ctx.memory_barrier(cb, vk.VK_ACCESS_SHADER_WRITE_BIT,
                                 vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT,
                                 vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
 
-    def record_tiled(self, cb, img: MipImage, plan=None, after_dispatch=None) -> None:
+    def record_tiled(self, cb: Handle, img: MipImage, plan: Sequence[Dispatch] | None = None,
+                     after_dispatch: Callable[[Handle, int], None] | None = None) -> None:
         """The plan's dispatches with a barrier between; `after_dispatch(cb, k)` e.g. writes a timestamp."""
         vk = self.vk
-        current = None
+        current: PipelineKernel | None = None
         for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
             if k:
                 self._compute_barrier(cb)
@@ -237,7 +249,7 @@ class MipmapRunner:
             if after_dispatch is not None:
                 after_dispatch(cb, k)
 
-    def record_spd(self, cb, img: MipImage) -> None:
+    def record_spd(self, cb: Handle, img: MipImage) -> None:
         vk = self.vk
         plan = spd_plan(img.width, img.height)
         if plan.mips == 0:
@@ -250,7 +262,7 @@ class MipmapRunner:
         self._push(cb, 0, plan.mips)
         vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
 
-    def record_blit(self, cb, img: MipImage) -> None:
+    def record_blit(self, cb: Handle, img: MipImage) -> None:
         """The usual chain: level k-1 in TRANSFER_SRC, level k in TRANSFER_DST, one barrier a level."""
         vk = self.vk
         im = img.image
@@ -282,16 +294,16 @@ class MipmapRunner:
                    | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
                    T, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | T)
 
-    def record(self, cb, algorithm: str, img: MipImage) -> None:
+    def record(self, cb: Handle, algorithm: Algorithm, img: MipImage) -> None:
         {"tiled": self.record_tiled, "spd": self.record_spd, "blit": self.record_blit}[algorithm](cb, img)
 
-    def generate(self, algorithm: str, level0: np.ndarray) -> list[np.ndarray]:
+    def generate(self, algorithm: str, level0: Texels) -> list[Texels]:
         """Upload level 0, generate the chain with `algorithm`, read every level back."""
         h, w = level0.shape[:2]
-        self.check_algorithm(algorithm)
-        self.check_size(w, h, algorithm)
+        alg = self.check_algorithm(algorithm)
+        self.check_size(w, h, alg)
         with self.ctx.scope():
             img = self.make_image(w, h)
             self.upload(img, level0)
-            self.ctx.run(lambda cb: self.record(cb, algorithm, img))
+            self.ctx.run(lambda cb: self.record(cb, alg, img))
             return self.readback(img)

@@ -13,9 +13,20 @@ Then w = max(1, w >> M), h = max(1, h >> M). A one-level image needs no dispatch
 """
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import attrs
 
+from fdm.errors import ScenarioError
+
 from .reference import level_sizes
+
+#: the generators a device can run (the ``--algorithm`` option): the tiled plan, the
+#: single-pass downsampler, or a vkCmdBlitImage chain
+Algorithm = Literal["tiled", "spd", "blit"]
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+#: the kernels of the tiled plan
+Kernel = Literal["fast", "general"]
 
 FAST_LOCAL = 256
 GENERAL_LOCAL = 128
@@ -31,7 +42,7 @@ def _ceil_div(a: int, b: int) -> int:
 
 @attrs.frozen
 class Dispatch:
-    kernel: str  # "fast" or "general"
+    kernel: Kernel
     input_level: int
     width: int  # size of the input level
     height: int
@@ -101,7 +112,7 @@ class SpdPlan:
 def spd_plan(width: int, height: int) -> SpdPlan:
     """One dispatch of ceil(w/64) x ceil(h/64) workgroups; at most 4096 x 4096."""
     if width > SPD_MAX_SIZE or height > SPD_MAX_SIZE:
-        raise ValueError(
-            f"size: the single-pass downsampler takes at most {SPD_MAX_SIZE}x{SPD_MAX_SIZE}, got {width}x{height}")
+        raise ScenarioError(
+            "size", f"the single-pass downsampler takes at most {SPD_MAX_SIZE}x{SPD_MAX_SIZE}, got {width}x{height}")
     mips = len(level_sizes(width, height)) - 1
     return SpdPlan(width, height, mips, _ceil_div(width, SPD_TILE), _ceil_div(height, SPD_TILE))

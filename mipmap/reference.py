@@ -14,15 +14,24 @@ shaders mark them ``precise``). In float64 the weights are the exact quotients.
 """
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Callable
+from typing import Any
 
-from .formats import F32, Format, decode, encode
+import numpy as np
+from numpy.typing import ArrayLike, DTypeLike, NDArray
+
+from fdm.errors import ScenarioError
+
+from .formats import F32, F32Array, Format, Texels, decode, encode
+
+#: one level of float32 values -> the next (the box filter, or SPD's rule)
+Reduce = Callable[[F32Array], F32Array]
 
 
 def level_sizes(width: int, height: int) -> list[tuple[int, int]]:
     """(width, height) of every level, level 0 first, down to 1x1."""
     if width < 1 or height < 1:
-        raise ValueError(f"size: width and height must be >= 1, got {width}x{height}")
+        raise ScenarioError("size", f"width and height must be >= 1, got {width}x{height}")
     sizes = [(width, height)]
     while sizes[-1] != (1, 1):
         w, h = sizes[-1]
@@ -30,7 +39,7 @@ def level_sizes(width: int, height: int) -> list[tuple[int, int]]:
     return sizes
 
 
-def axis_weights(d: int, dtype=np.float64) -> np.ndarray:
+def axis_weights(d: int, dtype: DTypeLike = np.float64) -> NDArray[Any]:
     """Weights of one axis reduction from size d: an (n, k) array, k = 1, 2 or 3 taps."""
     n = max(1, d >> 1)
     if d == 1:
@@ -47,7 +56,7 @@ def axis_weights(d: int, dtype=np.float64) -> np.ndarray:
     return np.stack([w0, w1, w2], axis=1).astype(F32)
 
 
-def reduce_axis(a: np.ndarray, axis: int) -> np.ndarray:
+def reduce_axis(a: NDArray[Any], axis: int) -> NDArray[Any]:
     """One axis of one level, in a's dtype (float32: the shaders' operation order)."""
     a = np.moveaxis(a, axis, 0)
     d = a.shape[0]
@@ -64,19 +73,19 @@ def reduce_axis(a: np.ndarray, axis: int) -> np.ndarray:
     return np.moveaxis(out.astype(a.dtype, copy=False), 0, axis)
 
 
-def reduce_level(a: np.ndarray) -> np.ndarray:
+def reduce_level(a: NDArray[Any]) -> NDArray[Any]:
     """Next level of an H x W (x C) array: vertical pass first, then horizontal."""
     return reduce_axis(reduce_axis(a, 0), 1)
 
 
-def reference_chain(image: np.ndarray, dtype=np.float64) -> list[np.ndarray]:
+def reference_chain(image: ArrayLike, dtype: DTypeLike = np.float64) -> list[NDArray[Any]]:
     """Box-filter mip chain of an H x W or H x W x C array: level 0 first, down to 1x1.
 
     ``dtype`` float64 gives the ideal filter; float32 replays the shaders' operations.
     """
     a = np.asarray(image)
     if a.ndim not in (2, 3):
-        raise ValueError(f"image: must be H x W or H x W x C, got shape {a.shape}")
+        raise ScenarioError("image", f"must be H x W or H x W x C, got shape {a.shape}")
     level_sizes(a.shape[1], a.shape[0])  # validates the size
     a = a.astype(dtype)
     chain = [a]
@@ -85,7 +94,7 @@ def reference_chain(image: np.ndarray, dtype=np.float64) -> list[np.ndarray]:
     return chain
 
 
-def stored_chain(level0: np.ndarray, fmt: Format, reduce=reduce_level) -> list[np.ndarray]:
+def stored_chain(level0: Texels, fmt: Format, reduce: Reduce = reduce_level) -> list[Texels]:
     """The chain a GPU stores: each level decoded, filtered in float32, encoded to the format.
 
     ``level0`` holds stored texels (H x W x C in the format's storage dtype). ``reduce``

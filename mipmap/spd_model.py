@@ -19,15 +19,17 @@ Documented behaviour, modelled exactly:
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 
-from .formats import Format, decode, encode
+from .formats import F32Array, Format, Texels, decode, encode
 from .plan import SPD_LOCAL, SPD_TILE, SpdPlan, spd_plan
 from .reference import level_sizes, stored_chain
-from .tiled_model import Device, Lanes, Machine, Trace, empty_chain, reduce4, tile_pass
+from .tiled_model import DEFAULT_DEVICE, Device, IntArray, Lanes, Machine, Trace, empty_chain, reduce4, tile_pass
 
 
-def spd_reduce(a: np.ndarray) -> np.ndarray:
+def spd_reduce(a: F32Array) -> F32Array:
     """SPD's rule for one level: 2x2 means at (2x, 2y), reads clamped to the edge."""
     h, w = a.shape[:2]
     h1, w1 = max(1, h >> 1), max(1, w >> 1)
@@ -35,12 +37,15 @@ def spd_reduce(a: np.ndarray) -> np.ndarray:
     ys = np.arange(h1)
     x0, x1 = 2 * xs, np.minimum(2 * xs + 1, w - 1)
     y0, y1 = 2 * ys, np.minimum(2 * ys + 1, h - 1)
-    def g(yy, xx):
-        return a[yy][:, xx]
+
+    def g(yy: IntArray, xx: IntArray) -> F32Array:
+        texels: F32Array = a[yy][:, xx]
+        return texels
+
     return reduce4(g(y0, x0), g(y0, x1), g(y1, x0), g(y1, x1))
 
 
-def spd_reference(level0: np.ndarray, fmt: Format) -> list:
+def spd_reference(level0: Texels, fmt: Format) -> list[Texels]:
     """SPD's chain defined level by level (no tiles, no invocations)."""
     spd_plan(level0.shape[1], level0.shape[0])
     return stored_chain(level0, fmt, reduce=spd_reduce)
@@ -53,8 +58,8 @@ def _main_lanes(plan: SpdPlan) -> Lanes:
                  (wg // plan.groups_x) * SPD_TILE, np.ones(len(gid), bool))
 
 
-def spd_chain(level0: np.ndarray, fmt: Format, device: Device = Device(), arrival=None,
-              trace: bool = False) -> tuple[list, Trace | None, int]:
+def spd_chain(level0: Texels, fmt: Format, device: Device = DEFAULT_DEVICE, arrival: Iterable[int] | None = None,
+              trace: bool = False) -> tuple[list[Texels], Trace | None, int]:
     """Run the downsampler on stored level-0 texels.
 
     ``arrival`` is the order in which workgroups reach the counter (default: index order).

@@ -32,45 +32,58 @@ single-pass downsampler, whose sizes need not divide).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, Literal
+
 import attrs
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
-from .formats import F32, Format, decode, encode
+from .formats import F32, F32Array, Format, Texels, decode, encode
 from .plan import FAST_LOCAL, GENERAL_LOCAL, GENERAL_TILE, Dispatch, tiled_plan
 from .reference import axis_weights, level_sizes
 
 GENERAL_SHARED = 2 * GENERAL_TILE + 1  # 17: the L+1 tile edge of the general M = 2 kernel
 
+#: one integer per lane (indices, coordinates)
+IntArray = NDArray[np.integer[Any]]
+#: one flag per lane
+BoolArray = NDArray[np.bool_]
+#: how a reduction stage moves data between lanes
+Mechanism = Literal["shuffle", "shared"]
+#: a reduction stage of a trace: (level written, mechanism, the three xor masks)
+Stage = tuple[int, Mechanism, tuple[int, int, int]]
 
-def morton_decode(i: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+
+def morton_decode(i: ArrayLike) -> tuple[IntArray, IntArray]:
     """x from bits 0, 2, 4, 6 and y from bits 1, 3, 5, 7 of i."""
-    i = np.asarray(i)
-    x = np.zeros_like(i)
-    y = np.zeros_like(i)
+    a: IntArray = np.asarray(i)
+    x = np.zeros_like(a)
+    y = np.zeros_like(a)
     for b in range(4):
-        x |= ((i >> (2 * b)) & 1) << b
-        y |= ((i >> (2 * b + 1)) & 1) << b
+        x |= ((a >> (2 * b)) & 1) << b
+        y |= ((a >> (2 * b + 1)) & 1) << b
     return x, y
 
 
 @attrs.define
 class Trace:
     """Which invocation touched each texel. One int array per level, shaped like the level."""
-    sizes: list
-    writes: list = attrs.field(init=False)
-    writer: list = attrs.field(init=False)
-    reads: list = attrs.field(init=False)
-    stages: list = attrs.field(factory=list)  # (level, "shuffle" | "shared", masks)
+    sizes: list[tuple[int, int]]
+    writes: list[NDArray[np.int64]] = attrs.field(init=False)
+    writer: list[NDArray[np.int64]] = attrs.field(init=False)
+    reads: list[NDArray[np.int64]] = attrs.field(init=False)
+    stages: list[Stage] = attrs.field(factory=list)
 
-    def __attrs_post_init__(self):
+    def __attrs_post_init__(self) -> None:
         self.writes = [np.zeros((h, w), np.int64) for w, h in self.sizes]
         self.writer = [np.full((h, w), -1, np.int64) for w, h in self.sizes]
         self.reads = [np.zeros((h, w), np.int64) for w, h in self.sizes]
 
-    def read(self, level, x, y, gid, mask):
+    def read(self, level: int, x: IntArray, y: IntArray, gid: IntArray, mask: BoolArray) -> None:
         np.add.at(self.reads[level], (y[mask], x[mask]), 1)
 
-    def write(self, level, x, y, gid, mask):
+    def write(self, level: int, x: IntArray, y: IntArray, gid: IntArray, mask: BoolArray) -> None:
         np.add.at(self.writes[level], (y[mask], x[mask]), 1)
         self.writer[level][y[mask], x[mask]] = gid[mask]
 
@@ -85,46 +98,51 @@ class Device:
         return self.shuffle and 4 * step <= self.subgroup_size
 
 
-def reduce4(tl, tr, bl, br):
+DEFAULT_DEVICE = Device()  # frozen: safe to share as a default argument
+
+
+def reduce4(tl: F32Array, tr: F32Array, bl: F32Array, br: F32Array) -> F32Array:
+    """The 2x2 mean ``((TL + BL) * 0.5 + (TR + BR) * 0.5) * 0.5`` (vertical pass first)."""
     h = F32(0.5)
-    return ((tl + bl) * h + (tr + br) * h) * h
+    out: F32Array = ((tl + bl) * h + (tr + br) * h) * h
+    return out
 
 
 @attrs.frozen
 class Lanes:
     """Invocations of a tile pass: gid, workgroup, local index, team index i, tile origin."""
-    gid: np.ndarray
-    wg: np.ndarray
-    local: np.ndarray
-    i: np.ndarray
-    ox: np.ndarray  # tile origin in the input level
-    oy: np.ndarray
-    active: np.ndarray
+    gid: IntArray
+    wg: IntArray
+    local: IntArray
+    i: IntArray
+    ox: IntArray  # tile origin in the input level
+    oy: IntArray
+    active: BoolArray
 
 
 class Machine:
     """Level values (decoded float32, H x W x C) plus the format round trip and the trace."""
 
-    def __init__(self, values: list, fmt: Format, trace: Trace | None):
+    def __init__(self, values: list[F32Array], fmt: Format, trace: Trace | None):
         self.values = values
         self.fmt = fmt
         self.trace = trace
 
-    def size(self, level):
+    def size(self, level: int) -> tuple[int, int]:
         h, w = self.values[level].shape[:2]
         return w, h
 
-    def roundtrip(self, v):
+    def roundtrip(self, v: F32Array) -> F32Array:
         return decode(encode(v, self.fmt), self.fmt)
 
-    def load(self, level, x, y, gid, mask):
+    def load(self, level: int, x: IntArray, y: IntArray, gid: IntArray, mask: BoolArray) -> F32Array:
         w, h = self.size(level)
         cx, cy = np.minimum(x, w - 1), np.minimum(y, h - 1)
         if self.trace is not None:
             self.trace.read(level, cx, cy, gid, mask)
         return self.values[level][cy, cx]
 
-    def store(self, level, x, y, v, gid, mask):
+    def store(self, level: int, x: IntArray, y: IntArray, v: F32Array, gid: IntArray, mask: BoolArray) -> None:
         w, h = self.size(level)
         mask = mask & (x < w) & (y < h)
         self.values[level][y[mask], x[mask]] = v[mask]
@@ -144,7 +162,7 @@ def tile_pass(m: Machine, lanes: Lanes, level: int, levels: int, pre: int, devic
         cx, cy, cl = x1, y1, level + 1
     else:
         x2, y2 = (lanes.ox >> 2) + tx, (lanes.oy >> 2) + ty
-        sub = {}
+        sub: dict[tuple[int, int], F32Array] = {}
         for a, b in ((0, 0), (1, 0), (0, 1), (1, 1)):
             x1, y1 = 2 * x2 + a, 2 * y2 + b
             quad = [m.load(level, 2 * x1 + c, 2 * y1 + d, gid, act) for c, d in ((0, 0), (1, 0), (0, 1), (1, 1))]
@@ -165,7 +183,7 @@ def tile_pass(m: Machine, lanes: Lanes, level: int, levels: int, pre: int, devic
             for k in (1, 2, 3):
                 assert np.all((lanes.local ^ (k * step)) // sg == lanes.local // sg)
             nb = [cur[pos ^ (k * step)] for k in (1, 2, 3)]
-            mech = "shuffle"
+            mech: Mechanism = "shuffle"
         else:  # shared memory: every lane stores its value, barrier, writers read three slots
             shared = np.zeros((lanes.wg.max() + 1, FAST_LOCAL) + cur.shape[1:], F32)
             shared[lanes.wg, lanes.local] = cur
@@ -180,7 +198,8 @@ def tile_pass(m: Machine, lanes: Lanes, level: int, levels: int, pre: int, devic
         cur = np.where(writer[:, None], v, cur)
 
 
-def _combine(m: Machine, src_level, ox, oy, tl, tr, bl, br):
+def _combine(m: Machine, src_level: int, ox: IntArray, oy: IntArray,
+             tl: F32Array, tr: F32Array, bl: F32Array, br: F32Array) -> F32Array:
     """reduce4 of the four level-src texels under (ox, oy), edge partners replaced."""
     w, h = m.size(src_level)
     xo = (2 * ox + 1 >= w)[:, None]
@@ -206,7 +225,8 @@ def fast_lanes(d: Dispatch) -> tuple[Lanes, int]:
     return lanes, pre
 
 
-def _taps(m: Machine, level, x, y, gid, mask, wx, wy):
+def _taps(m: Machine, level: int, x: IntArray, y: IntArray, gid: IntArray, mask: BoolArray,
+          wx: F32Array, wy: F32Array) -> F32Array:
     """Separable filter at output (x, y) of level+1: vertical per column, then horizontal."""
     kx, ky = wx.shape[1], wy.shape[1]
     sx = 2 * x if kx > 1 else x
@@ -218,14 +238,17 @@ def _taps(m: Machine, level, x, y, gid, mask, wx, wy):
     return _apply(cols, wx, x)
 
 
-def _apply(vals, w, j):
+def _apply(vals: Sequence[F32Array], w: F32Array, j: IntArray) -> F32Array:
+    """One axis of the filter: taps ``vals`` with the weights of outputs ``j`` (see reference)."""
     k = w.shape[1]
     if k == 1:
         return vals[0]
     if k == 2:
-        return (vals[0] + vals[1]) * F32(0.5)
+        pair: F32Array = (vals[0] + vals[1]) * F32(0.5)
+        return pair
     wj = w[np.minimum(j, w.shape[0] - 1)]
-    return (wj[:, 0:1] * vals[0] + wj[:, 1:2] * vals[1]) + wj[:, 2:3] * vals[2]
+    out: F32Array = (wj[:, 0:1] * vals[0] + wj[:, 1:2] * vals[1]) + wj[:, 2:3] * vals[2]
+    return out
 
 
 def general_pass(m: Machine, d: Dispatch) -> None:
@@ -288,14 +311,14 @@ def run_dispatch(m: Machine, d: Dispatch, device: Device) -> None:
         general_pass(m, d)
 
 
-def empty_chain(level0_values: np.ndarray) -> list:
+def empty_chain(level0_values: F32Array) -> list[F32Array]:
     h, w = level0_values.shape[:2]
     rest = level_sizes(w, h)[1:]
     return [level0_values] + [np.full((hh, ww) + level0_values.shape[2:], np.nan, F32) for ww, hh in rest]
 
 
-def tiled_chain(level0: np.ndarray, fmt: Format, device: Device = Device(),
-                trace: bool = False) -> tuple[list, Trace | None]:
+def tiled_chain(level0: Texels, fmt: Format, device: Device = DEFAULT_DEVICE,
+                trace: bool = False) -> tuple[list[Texels], Trace | None]:
     """Run the whole tiled plan on stored level-0 texels; returns stored levels and trace."""
     level0 = np.asarray(level0)
     h, w = level0.shape[:2]

@@ -5,7 +5,8 @@
   index or by a substring of its name (argument, else ``TURNIP_FDM_DEVICE``) and creates a
   logical device with one queue (graphics + compute when the device has one).
 * Anything the machine lacks (the loader, a device, the layer, a format feature) raises
-  :class:`NotSupported` whose message names the missing piece.
+  :class:`fdm.errors.NotSupported` (importable from here too) whose message names the
+  missing piece.
 * Buffers, images with per-level views, descriptor sets, compute pipelines, one-shot
   command buffers and timestamp queries are thin wrappers that the :class:`Vulkan` object
   destroys in reverse order on :meth:`Vulkan.close`.
@@ -18,20 +19,29 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from types import ModuleType
+from typing import Any
 
 import attrs
 import numpy as np
+from numpy.typing import NDArray
+
+from fdm.errors import NotSupported
+
+__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "Handle", "Image", "NotSupported", "Vulkan",
+           "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
 
 VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
 DEVICE_ENV = "TURNIP_FDM_DEVICE"
 
+#: a handle or struct of the `vulkan` binding (a cffi object; the binding has no types)
+Handle = Any
+#: how a device is chosen: an index, a case-insensitive name substring, or None (the default)
+Selector = int | str | None
 
-class NotSupported(Exception):
-    """The machine lacks something needed; the message names it."""
 
-
-def import_vulkan():
+def import_vulkan() -> ModuleType:
     """The `vulkan` module, or NotSupported when the package or the loader is missing."""
     try:
         import vulkan
@@ -68,7 +78,7 @@ class DeviceInfo:
     timestamp_period: float
     timestamp_valid_bits: int
     max_image_dimension_2d: int
-    max_workgroup_count: tuple
+    max_workgroup_count: tuple[int, ...]
     queue_family: int
     queue_graphics: bool
 
@@ -78,7 +88,7 @@ class DeviceInfo:
                 f"{' +shuffle' if self.subgroup_shuffle else ''})")
 
 
-def parse_selector(selector) -> int | str | None:
+def parse_selector(selector: Selector) -> int | str | None:
     if selector is None or selector == "":
         return None
     if isinstance(selector, int):
@@ -87,7 +97,7 @@ def parse_selector(selector) -> int | str | None:
     return int(s) if s.isdigit() else s
 
 
-def select_device(names: Sequence[str], selector) -> int:
+def select_device(names: Sequence[str], selector: Selector) -> int:
     """Index of the device chosen by an index or a case-insensitive name substring."""
     if not names:
         raise NotSupported("no Vulkan physical device found")
@@ -113,20 +123,21 @@ class Buffer:
         req = vk.vkGetBufferMemoryRequirements(ctx.device, self.handle)
         props = (vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
                  if host_visible else vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)
-        alloc = vk.VkMemoryAllocateInfo(allocationSize=req.size, memoryTypeIndex=ctx.memory_type(req.memoryTypeBits, props))
+        alloc = vk.VkMemoryAllocateInfo(allocationSize=req.size,
+                                        memoryTypeIndex=ctx.memory_type(req.memoryTypeBits, props))
         self.memory = vk.vkAllocateMemory(ctx.device, alloc, None)
         vk.vkBindBufferMemory(ctx.device, self.handle, self.memory, 0)
         ctx._own(lambda: vk.vkDestroyBuffer(ctx.device, self.handle, None))
         ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
 
-    def write(self, data: np.ndarray, offset: int = 0) -> None:
+    def write(self, data: NDArray[Any], offset: int = 0) -> None:
         vk = self.ctx.vk
         raw = np.ascontiguousarray(data).view(np.uint8).ravel()
         mapped = vk.vkMapMemory(self.ctx.device, self.memory, offset, raw.size, 0)
         np.frombuffer(mapped, np.uint8, raw.size)[:] = raw
         vk.vkUnmapMemory(self.ctx.device, self.memory)
 
-    def read(self, nbytes: int, offset: int = 0) -> np.ndarray:
+    def read(self, nbytes: int, offset: int = 0) -> NDArray[np.uint8]:
         vk = self.ctx.vk
         mapped = vk.vkMapMemory(self.ctx.device, self.memory, offset, nbytes, 0)
         out = np.frombuffer(mapped, np.uint8, nbytes).copy()
@@ -155,7 +166,7 @@ class Image:
         vk.vkBindImageMemory(ctx.device, self.handle, self.memory, 0)
         ctx._own(lambda: vk.vkDestroyImage(ctx.device, self.handle, None))
         ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
-        self.views = []
+        self.views: list[Handle] = []
         for level in range(levels):
             rng = vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=level,
                                              levelCount=1, baseArrayLayer=0, layerCount=1)
@@ -163,18 +174,23 @@ class Image:
                                              subresourceRange=rng)
             view = vk.vkCreateImageView(ctx.device, vinfo, None)
             self.views.append(view)
-            ctx._own(lambda view=view: vk.vkDestroyImageView(ctx.device, view, None))
+
+            def destroy_view(view: Handle = view) -> None:
+                vk.vkDestroyImageView(ctx.device, view, None)
+
+            ctx._own(destroy_view)
 
     def level_size(self, level: int) -> tuple[int, int]:
         return max(1, self.width >> level), max(1, self.height >> level)
 
-    def subresource_range(self, base: int = 0, count: int | None = None):
+    def subresource_range(self, base: int = 0, count: int | None = None) -> Handle:
         vk = self.ctx.vk
         return vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=base,
                                           levelCount=self.levels - base if count is None else count,
                                           baseArrayLayer=0, layerCount=1)
 
-    def barrier(self, cb, old, new, src_access, dst_access, src_stage, dst_stage, base=0, count=None):
+    def barrier(self, cb: Handle, old: int, new: int, src_access: int, dst_access: int, src_stage: int,
+                dst_stage: int, base: int = 0, count: int | None = None) -> None:
         vk = self.ctx.vk
         rng = self.subresource_range(base, count)
         b = vk.VkImageMemoryBarrier(srcAccessMask=src_access, dstAccessMask=dst_access, oldLayout=old, newLayout=new,
@@ -187,12 +203,13 @@ class Image:
 class Vulkan:
     """Instance, device, queue, command pool; owns what it creates."""
 
-    def __init__(self, device=None, validation: bool = False):
+    def __init__(self, device: Selector = None, validation: bool = False):
         self.vk = vk = import_vulkan()
         self.messages: list[str] = []
         self._owned: list[Callable[[], None]] = []
-        self.instance = self.device = None
-        self.messenger = None
+        self.instance: Handle | None = None
+        self.device: Handle | None = None
+        self.messenger: Handle | None = None
         try:
             self._create_instance(validation)
             self._pick_device(device if device is not None else os.environ.get(DEVICE_ENV))
@@ -236,12 +253,12 @@ class Vulkan:
             self._destroy_messenger = vk.vkGetInstanceProcAddr(self.instance, "vkDestroyDebugUtilsMessengerEXT")
             self.messenger = create(self.instance, dbg, None)
 
-    def _on_message(self, severity, types, data, user):
+    def _on_message(self, severity: int, types: int, data: Handle, user: Handle) -> int:
         msg = self.vk.ffi.string(data.pMessage).decode(errors="replace")
         self.messages.append(msg)
         return 0
 
-    def _pick_device(self, selector) -> None:
+    def _pick_device(self, selector: Selector) -> None:
         vk = self.vk
         phys = vk.vkEnumeratePhysicalDevices(self.instance)
         names = [vk.vkGetPhysicalDeviceProperties(p).deviceName for p in phys]
@@ -303,7 +320,7 @@ class Vulkan:
         if name not in self.device_extensions():
             raise NotSupported(f"device {self.info.name}: extension {name} is not supported")
 
-    def features(self):
+    def features(self) -> Handle:
         """VkPhysicalDeviceFeatures of the device (attributes named as in the spec)."""
         return self.vk.vkGetPhysicalDeviceFeatures(self.physical)
 
@@ -341,7 +358,7 @@ class Vulkan:
         self._owned.append(destroy)
 
     @contextlib.contextmanager
-    def scope(self):
+    def scope(self) -> Iterator[Vulkan]:
         """Objects created inside the block are destroyed (after a device wait) when it ends."""
         mark = len(self._owned)
         try:
@@ -354,17 +371,18 @@ class Vulkan:
     def buffer(self, size: int, usage: int, host_visible: bool = False) -> Buffer:
         return Buffer(self, size, usage, host_visible)
 
-    def image(self, width, height, levels, fmt, view_fmt, usage, flags=0) -> Image:
+    def image(self, width: int, height: int, levels: int, fmt: int, view_fmt: int, usage: int,
+              flags: int = 0) -> Image:
         return Image(self, width, height, levels, fmt, view_fmt, usage, flags)
 
-    def shader_module(self, spv: bytes):
+    def shader_module(self, spv: bytes) -> Handle:
         vk = self.vk
         info = vk.VkShaderModuleCreateInfo(codeSize=len(spv), pCode=spv)
         module = vk.vkCreateShaderModule(self.device, info, None)
         self._own(lambda: vk.vkDestroyShaderModule(self.device, module, None))
         return module
 
-    def descriptor_set_layout(self, bindings: Sequence[tuple[int, int, int]]):
+    def descriptor_set_layout(self, bindings: Sequence[tuple[int, int, int]]) -> Handle:
         """bindings: (binding, descriptor type, count), all visible to compute."""
         vk = self.vk
         entries = [vk.VkDescriptorSetLayoutBinding(binding=b, descriptorType=t, descriptorCount=n,
@@ -375,7 +393,7 @@ class Vulkan:
         self._own(lambda: vk.vkDestroyDescriptorSetLayout(self.device, layout, None))
         return layout
 
-    def pipeline_layout(self, set_layout, push_bytes: int):
+    def pipeline_layout(self, set_layout: Handle, push_bytes: int) -> Handle:
         vk = self.vk
         rng = vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT, offset=0, size=push_bytes)
         info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=[set_layout], pPushConstantRanges=[rng])
@@ -383,12 +401,13 @@ class Vulkan:
         self._own(lambda: vk.vkDestroyPipelineLayout(self.device, layout, None))
         return layout
 
-    def compute_pipeline(self, spv: bytes, layout, spec_u32: Sequence[int] = ()):
+    def compute_pipeline(self, spv: bytes, layout: Handle, spec_u32: Sequence[int] = ()) -> Handle:
         vk = self.vk
         module = self.shader_module(spv)
         data = vk.ffi.new("uint32_t[]", list(spec_u32) or [0])
         entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(spec_u32))]
-        spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(spec_u32), pData=data) if spec_u32 else None
+        spec = (vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(spec_u32), pData=data)
+                if spec_u32 else None)
         stage = vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_COMPUTE_BIT, module=module,
                                                    pName="main", pSpecializationInfo=spec)
         info = vk.VkComputePipelineCreateInfo(stage=stage, layout=layout)
@@ -396,7 +415,7 @@ class Vulkan:
         self._own(lambda: vk.vkDestroyPipeline(self.device, pipe, None))
         return pipe
 
-    def descriptor_pool(self, sizes: Sequence[tuple[int, int]], max_sets: int):
+    def descriptor_pool(self, sizes: Sequence[tuple[int, int]], max_sets: int) -> Handle:
         vk = self.vk
         ps = [vk.VkDescriptorPoolSize(type=t, descriptorCount=n) for t, n in sizes]
         info = vk.VkDescriptorPoolCreateInfo(flags=vk.VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
@@ -405,21 +424,21 @@ class Vulkan:
         self._own(lambda: vk.vkDestroyDescriptorPool(self.device, pool, None))
         return pool
 
-    def allocate_set(self, pool, layout):
+    def allocate_set(self, pool: Handle, layout: Handle) -> Handle:
         vk = self.vk
         info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, pSetLayouts=[layout])
         dset = vk.vkAllocateDescriptorSets(self.device, info)[0]
         self._own(lambda: vk.vkFreeDescriptorSets(self.device, pool, 1, [dset]))
         return dset
 
-    def query_pool(self, count: int):
+    def query_pool(self, count: int) -> Handle:
         vk = self.vk
         info = vk.VkQueryPoolCreateInfo(queryType=vk.VK_QUERY_TYPE_TIMESTAMP, queryCount=count)
         pool = vk.vkCreateQueryPool(self.device, info, None)
         self._own(lambda: vk.vkDestroyQueryPool(self.device, pool, None))
         return pool
 
-    def timestamps_ns(self, pool, count: int) -> np.ndarray:
+    def timestamps_ns(self, pool: Handle, count: int) -> NDArray[np.float64]:
         """Read `count` timestamps (waiting), masked to the valid bits, in nanoseconds."""
         vk = self.vk
         data = vk.ffi.new(f"uint64_t[{count}]")
@@ -432,7 +451,7 @@ class Vulkan:
         return ticks.astype(np.float64) * self.info.timestamp_period
 
     # ---- submission -------------------------------------------------------------------
-    def run(self, record: Callable[[object], None]) -> None:
+    def run(self, record: Callable[[Handle], None]) -> None:
         """Record a one-shot command buffer with `record(cb)`, submit it and wait."""
         vk = self.vk
         ainfo = vk.VkCommandBufferAllocateInfo(commandPool=self.pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -452,7 +471,7 @@ class Vulkan:
             vk.vkDestroyFence(self.device, fence, None)
             vk.vkFreeCommandBuffers(self.device, self.pool, 1, [cb])
 
-    def memory_barrier(self, cb, src_access, dst_access, src_stage, dst_stage) -> None:
+    def memory_barrier(self, cb: Handle, src_access: int, dst_access: int, src_stage: int, dst_stage: int) -> None:
         vk = self.vk
         b = vk.VkMemoryBarrier(srcAccessMask=src_access, dstAccessMask=dst_access)
         vk.vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, [b], 0, None, 0, None)
@@ -473,10 +492,10 @@ class Vulkan:
             vk.vkDestroyInstance(self.instance, None)
             self.instance = None
 
-    def __enter__(self):
+    def __enter__(self) -> Vulkan:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
@@ -495,5 +514,6 @@ def list_devices() -> list[str]:
         vk.vkDestroyInstance(instance, None)
 
 
-def open_device(device=None, validation: bool = False) -> Vulkan:
+def open_device(device: Selector = None, validation: bool = False) -> Vulkan:
+    """A :class:`Vulkan` context on the chosen device (see :func:`select_device`)."""
     return Vulkan(device=device, validation=validation)

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fdm.errors import ScenarioError
 from mipmap.reference import axis_weights, level_sizes, reduce_axis, reference_chain
 
 
@@ -54,12 +55,18 @@ def test_chain_is_separable_vertical_then_horizontal(w, h, seed):
         prev = lvl
 
 
+# 0, or a constant whose products with the filter weights (at least 1/63 for sides up to 64)
+# stay normal float32 numbers: a subnormal constant (Hypothesis found 1.4e-45) underflows in
+# the float32 weighted mean, where no relative tolerance can hold.
+CONSTANTS = st.one_of(st.just(0.0), st.floats(2**-100, 1.0, width=32))
+
+
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 64), st.integers(1, 64), st.floats(0.0, 1.0, width=32))
+@given(st.integers(1, 64), st.integers(1, 64), CONSTANTS)
 def test_constant_images_stay_constant(w, h, c):
     chain64 = reference_chain(np.full((h, w, 2), c))
     chain32 = reference_chain(np.full((h, w, 2), c, np.float32), np.float32)
-    for a, b in zip(chain64, chain32, strict=False):
+    for a, b in zip(chain64, chain32, strict=True):
         assert np.allclose(a, c, rtol=1e-15, atol=0)
         assert np.allclose(b, c, rtol=3e-6, atol=0)
 
@@ -68,7 +75,7 @@ def test_constant_images_stay_constant(w, h, c):
 @given(st.integers(1, 80), st.integers(1, 80), st.integers(0, 2**31))
 def test_float32_replay_tracks_float64(w, h, seed):
     img = np.random.default_rng(seed).random((h, w)).astype(np.float32)
-    for a, b in zip(reference_chain(img), reference_chain(img, np.float32), strict=False):
+    for a, b in zip(reference_chain(img), reference_chain(img, np.float32), strict=True):
         assert b.dtype == np.float32
         assert np.allclose(a, b, rtol=0, atol=1e-5)
 
@@ -82,7 +89,7 @@ def test_power_of_two_float32_is_the_plain_2x2_mean():
 
 
 def test_rejects_bad_shapes():
-    with pytest.raises(ValueError, match="image"):
+    with pytest.raises(ScenarioError, match="image"):
         reference_chain(np.zeros(5))
-    with pytest.raises(ValueError, match="size"):
+    with pytest.raises(ScenarioError, match="size"):
         reference_chain(np.zeros((0, 4)))

@@ -18,13 +18,13 @@ def bits(a):
 
 def test_morton_is_a_bijection_onto_16x16():
     x, y = morton_decode(np.arange(256))
-    assert len(set(zip(x.tolist(), y.tolist(), strict=False))) == 256
+    assert len(set(zip(x.tolist(), y.tolist(), strict=True))) == 256
     assert x.max() == 15 and y.max() == 15
     # lanes i, i^1, i^2, i^3 form a 2x2 block with i at its top-left, for every power-of-4 step
     for step in (1, 4, 16, 64):
         i = np.arange(0, 256, 4 * step)
         x0, y0 = morton_decode(i // step)
-        for k, (dx, dy) in zip((1, 2, 3), ((1, 0), (0, 1), (1, 1)), strict=False):
+        for k, (dx, dy) in zip((1, 2, 3), ((1, 0), (0, 1), (1, 1)), strict=True):
             xk, yk = morton_decode((i ^ (k * step)) // step)
             assert np.all(xk == x0 + dx) and np.all(yk == y0 + dy)
 
@@ -37,7 +37,7 @@ def test_tiled_model_equals_reference_bit_for_bit(w, h, fmt_name, device, seed):
     got, _ = tiled_chain(level0, fmt, device)
     want = stored_chain(level0, fmt)
     assert len(got) == len(want)
-    for g, r in zip(got, want, strict=False):
+    for g, r in zip(got, want, strict=True):
         assert np.array_equal(bits(g), bits(r))
 
 

@@ -4,8 +4,15 @@ import sys
 import numpy as np
 import pytest
 
+from fdm import errors
 from vk_tests import harness
 from vk_tests.harness import NotSupported, open_device, parse_selector, select_device
+
+
+def test_not_supported_is_the_project_refusal():
+    assert NotSupported is errors.NotSupported
+    e = NotSupported("no Vulkan loader (libvulkan.so.1)")
+    assert str(e) == "no Vulkan loader (libvulkan.so.1)" and e.label == "not supported"
 
 
 def test_selector_parsing_and_selection():
@@ -23,6 +30,7 @@ def test_selector_parsing_and_selection():
         select_device([], None)
 
 
+@pytest.mark.vulkan
 def test_device_properties(vk):
     info = vk.info
     assert info.name and info.api_version.startswith("1.")
@@ -32,6 +40,7 @@ def test_device_properties(vk):
     assert info.name in info.describe()
 
 
+@pytest.mark.vulkan
 def test_device_chosen_by_environment(monkeypatch, vk_ctx):
     monkeypatch.setenv(harness.DEVICE_ENV, vk_ctx.info.name[:5])
     with open_device() as ctx:
@@ -47,6 +56,7 @@ def test_missing_loader_is_not_supported(monkeypatch):
         harness.import_vulkan()
 
 
+@pytest.mark.vulkan
 def test_missing_format_feature_is_named(vk):
     v = vk.vk
     with pytest.raises(NotSupported, match="VK_FORMAT_R8G8B8A8_SRGB lacks VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT"):
@@ -56,6 +66,7 @@ def test_missing_format_feature_is_named(vk):
                           "VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT")
 
 
+@pytest.mark.vulkan
 def test_buffer_round_trip_and_fill(vk):
     v = vk.vk
     data = np.arange(1024, dtype=np.uint32)
@@ -80,6 +91,7 @@ def test_buffer_round_trip_and_fill(vk):
     assert np.array_equal(back[4:], data[4:]) and np.all(back[:4] == 7)
 
 
+@pytest.mark.vulkan
 def test_timestamps_are_ordered(vk):
     v = vk.vk
     with vk.scope():
@@ -95,6 +107,7 @@ def test_timestamps_are_ordered(vk):
     assert np.all(np.diff(ts) >= 0)
 
 
+@pytest.mark.vulkan
 def test_scope_destroys_what_it_created(vk):
     v = vk.vk
     before = len(vk._owned)
@@ -104,6 +117,7 @@ def test_scope_destroys_what_it_created(vk):
     assert len(vk._owned) == before
 
 
+@pytest.mark.vulkan
 def test_extension_and_feature_queries(vk):
     exts = vk.device_extensions()
     assert exts and all(e.startswith("VK_") for e in exts)

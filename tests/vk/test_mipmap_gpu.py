@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from fdm.errors import ScenarioError
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
 from mipmap.gpu import MipmapRunner
@@ -11,6 +12,8 @@ from mipmap.spd_model import spd_reference
 # each size exercises a distinct plan: fast M = 6; fast M = 3 then general M = 2; general only
 # (3-tap everywhere); a 1-wide image; a non-square power of two (SPD's edge case); a mixed plan
 SIZES = [(64, 64), (24, 40), (63, 37), (1, 7), (128, 32), (300, 200)]
+
+pytestmark = pytest.mark.vulkan
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +55,7 @@ def test_r32f_is_bit_exact_on_both_paths(vk, runners):
     want = stored_chain(level0, fmt)
     for shuffle in (True, False):
         got = runner_for(vk, runners, "r32f", shuffle).generate("tiled", level0)
-        for g, r in zip(got, want, strict=False):
+        for g, r in zip(got, want, strict=True):
             assert np.array_equal(g.view(np.uint32), r.view(np.uint32))
 
 
@@ -61,11 +64,11 @@ def test_blit_chain_runs_and_is_a_box_filter_only_for_even_sizes(vk, runners):
     runner = runner_for(vk, runners, "r32f", True)
     pot = random_level0(32, 16, fmt, seed=1)
     got = runner.generate("blit", pot)
-    for g, r in zip(got, stored_chain(pot, fmt), strict=False):
+    for g, r in zip(got, stored_chain(pot, fmt), strict=True):
         assert np.allclose(g, r, rtol=0, atol=1e-6)
     npot = random_level0(7, 5, fmt, seed=1)
     got = runner.generate("blit", npot)
-    assert not all(np.allclose(g, r, atol=1e-3) for g, r in zip(got, stored_chain(npot, fmt), strict=False))
+    assert not all(np.allclose(g, r, atol=1e-3) for g, r in zip(got, stored_chain(npot, fmt), strict=True))
 
 
 def test_stale_levels_cannot_pass(vk, runners):
@@ -81,12 +84,12 @@ def test_stale_levels_cannot_pass(vk, runners):
 
 def test_size_and_algorithm_errors(vk, runners):
     runner = runner_for(vk, runners, "r32f", True)
-    with pytest.raises(ValueError, match="size: width and height must be >= 1"):
+    with pytest.raises(ScenarioError, match="size: width and height must be >= 1"):
         runner.check_size(0, 4, "tiled")
     lim = vk.info.max_image_dimension_2d
-    with pytest.raises(ValueError, match="maxImageDimension2D"):
+    with pytest.raises(ScenarioError, match="maxImageDimension2D"):
         runner.check_size(lim + 1, 4, "tiled")
-    with pytest.raises(ValueError, match="at most 4096x4096"):
+    with pytest.raises(ScenarioError, match="at most 4096x4096"):
         runner.check_size(4097, 4, "spd")
-    with pytest.raises(ValueError, match="algorithm"):
+    with pytest.raises(ScenarioError, match="algorithm"):
         runner.check_algorithm("bogus")
