@@ -1,4 +1,5 @@
-"""The design note's offset formulas, written once for integers and for sympy symbols.
+"""The design note's offset formulas (docs/spec/turnip-fdm-design-note.md), written once for integers and
+for sympy symbols.
 
 ``fdm.turnip`` evaluates these functions on integers (exact division, checked), and
 ``tests/fdm/test_symbolic.py`` evaluates the very same functions on sympy symbols to prove the

@@ -1,5 +1,5 @@
-"""Symbolic proofs (sympy) of the design note's derivations, evaluated on the same functions
-(``fdm.derivations``) that ``fdm.turnip`` evaluates on integers."""
+"""Symbolic proofs (sympy) of the design note's derivations (docs/spec/turnip-fdm-design-note.md), evaluated
+on the same functions (``fdm.derivations``) that ``fdm.turnip`` evaluates on integers."""
 
 from __future__ import annotations
 
