@@ -4,21 +4,28 @@ Models ``tu_calc_subsampled_aprons`` with ``calc_shared_vert_edge``/``calc_share
 ``calc_tile_vert_pos``/``calc_tile_horiz_pos`` and ``handle_vertical_corners``/
 ``handle_horizontal_corners`` (src/freedreno/vulkan/tu_subsampled_image.cc); the list is what
 ``tu_emit_subsampled`` hands ``tu_blit_subsampled_apron`` (tu_clear_blit.cc).
-Spec: turnip-fdm-spec.md 7.8.
+Spec: docs/spec/turnip-fdm-spec.md §7.8.
+
+Where the driver asserts (``calc_shared_vert_edge``/``calc_shared_horiz_edge`` on the shared
+edge range, ``tu_calc_subsampled_aprons`` on a negative destination offset) the model raises
+:class:`~fdm.errors.DriverAssertion` naming that function.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 import attrs
 
+from fdm.errors import DriverAssertion
 from fdm.geometry import Rect
 
+from .options import ApronRevision, OffsetsUnderSharedViewport, as_apron_revision
 from .solver import APRON_SIZE, SubsampledLayout, SubsampledTile
 
 Pair = tuple[int, int]
 FRect = tuple[float, float, float, float]   # x0, y0, x1, y1 (half-open), source pixels
-
-REVISIONS = ("newest", "older")
+ApronEdge = Literal["vertical", "horizontal"]
 
 
 @attrs.frozen
@@ -29,7 +36,7 @@ class AprBlit:
 
     dst: Rect
     src: FRect
-    edge: str
+    edge: ApronEdge
     dst_tile: Pair
     src_tile: Pair
 
@@ -41,7 +48,7 @@ def _tile_edge_pos(a: SubsampledTile, view: int, k: int, axis: int, T: Pair, b_o
     p = a.pos[axis]
     t = T[axis]
     px = (t - b_o[axis]) + t * (k - 1) if (p == 0 and k > 0) else t * k
-    sub = a.subsampled_pos[view]
+    sub = a.stored_pos(view)
     start, size = (sub.x, sub.w) if axis == 0 else (sub.y, sub.h)
     fa = a.effective_frag_area(view)[axis]
     return min(start + px // fa, start + size)
@@ -55,7 +62,9 @@ def _shared_edge(a: SubsampledTile, b: SubsampledTile, view: int, axis: int, T: 
     k0 = max(bp - ap, 0)
     k1 = min(ap + ae, bp + be) - ap
     if k0 > ae or k1 < 0:
-        raise AssertionError(f"shared edge of {a.cell} and {b.cell}: k0 = {k0}, k1 = {k1} (asserted)")
+        raise DriverAssertion("calc_shared_vert_edge" if axis == 1 else "calc_shared_horiz_edge",
+                              f"asserts other_start_tile <= extent and other_end_tile >= 0; shared edge of "
+                              f"{a.cell} and {b.cell}: other_start_tile = {k0} (extent {ae}), other_end_tile = {k1}")
     return _tile_edge_pos(a, view, k0, axis, T, b_o), _tile_edge_pos(a, view, k1, axis, T, b_o)
 
 
@@ -67,7 +76,7 @@ def _u(v: float) -> int:
 def _vertical_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o: Pair) -> list[AprBlit]:
     """Right neighbour ``o`` of ``t``: o -> t's right apron, t -> o's left apron, each with
     ``handle_vertical_corners``."""
-    R, Ro = t.subsampled_pos[view], o.subsampled_pos[view]
+    R, Ro = t.stored_pos(view), o.stored_pos(view)
     f, g = t.effective_frag_area(view), o.effective_frag_area(view)
     ts, te = _shared_edge(t, o, view, 1, T, b_o)
     os_, oe = _shared_edge(o, t, view, 1, T, b_o)
@@ -77,7 +86,7 @@ def _vertical_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o
             (o, t, Ro.x - APRON_SIZE, R.x + R.w - APRON_SIZE * g[0] / f[0], R.x + R.w, (os_, oe), (ts, te), g, f)):
         dy, dh = ds, de - ds
         sy0, sy1 = float(ss), float(se)
-        srcR = src_t.subsampled_pos[view]
+        srcR = src_t.stored_pos(view)
         ah = APRON_SIZE * fd[1] / fs[1]
         if _u(sy0) > srcR.y:
             dy, dh, sy0 = dy - APRON_SIZE, dh + APRON_SIZE, sy0 - ah
@@ -91,7 +100,7 @@ def _vertical_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o
 def _horizontal_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b_o: Pair) -> list[AprBlit]:
     """Bottom neighbour ``o`` of ``t``: o -> t's bottom apron, t -> o's top apron, each with
     ``handle_horizontal_corners`` (its start test is a float comparison)."""
-    R, Ro = t.subsampled_pos[view], o.subsampled_pos[view]
+    R, Ro = t.stored_pos(view), o.stored_pos(view)
     f, g = t.effective_frag_area(view), o.effective_frag_area(view)
     ts, te = _shared_edge(t, o, view, 0, T, b_o)
     os_, oe = _shared_edge(o, t, view, 0, T, b_o)
@@ -101,20 +110,21 @@ def _horizontal_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b
             (o, t, Ro.y - APRON_SIZE, R.y + R.h - APRON_SIZE * g[1] / f[1], R.y + R.h, (os_, oe), (ts, te), g, f)):
         dx, dw = ds, de - ds
         sx0, sx1 = float(ss), float(se)
-        srcR = src_t.subsampled_pos[view]
+        srcR = src_t.stored_pos(view)
         aw = APRON_SIZE * fd[0] / fs[0]
         if sx0 > srcR.x:
             dx, dw, sx0 = dx - APRON_SIZE, dw + APRON_SIZE, sx0 - aw
         if _u(sx1) < srcR.x + srcR.w:
             dw, sx1 = dw + APRON_SIZE, sx1 + aw
         if dx < 0 or dy < 0:
-            raise AssertionError(f"horizontal apron dst offset ({dx}, {dy}) < 0 (asserted)")
+            raise DriverAssertion("tu_calc_subsampled_aprons",
+                                  f"asserts tile_dst.offset >= 0 for a horizontal apron; got ({dx}, {dy})")
         out.append(AprBlit(Rect(dx, dy, dw, APRON_SIZE), (sx0, float(sy0), sx1, float(sy1)), "horizontal",
                            dst_t.cell, src_t.cell))
     return out
 
 
-def _adjacent(a: Rect, b: Rect, axis: int, revision: str) -> bool:
+def _adjacent(a: Rect, b: Rect, axis: int, revision: ApronRevision) -> bool:
     """The "adjacent in subsampled space" skip: ``a`` ends exactly where ``b`` starts along
     ``axis``; the newest revision also requires the other axis ranges to overlap or touch."""
     if axis == 0:
@@ -126,8 +136,9 @@ def _adjacent(a: Rect, b: Rect, axis: int, revision: str) -> bool:
     return revision == "older" or (a.x + a.w >= b.x and b.x + b.w >= a.x)
 
 
-def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision: str = "newest",
-                              offsets_under_shared_viewport: str | None = None) -> tuple[AprBlit, ...]:
+def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision: ApronRevision = "newest",
+                              offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
+                              ) -> tuple[AprBlit, ...]:
     """``tu_calc_subsampled_aprons`` (src/freedreno/vulkan/tu_subsampled_image.cc): the
     (dst rect, float src rect) pairs blitted after the pass for one layer of a single-layer or
     multiview pass (``view = layer``).
@@ -141,8 +152,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
     layout (more than 512 bins) no tile has a subsampled position and nothing is listed
     (modelling choice).  Offsets: as :func:`layout_solver.metadata.tu_emit_subsampled_metadata`.
     """
-    if revision not in REVISIONS:
-        raise ValueError(f"revision must be one of {REVISIONS}, got {revision!r}")
+    revision = as_apron_revision(revision)
     if not layout.solved:
         return ()
     plan = layout.plan
@@ -161,7 +171,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
             if t is None or not t.visible(view):
                 continue
             (px, py), (ew, eh) = t.pos, t.extent
-            R = t.subsampled_pos[view]
+            R = t.stored_pos(view)
             xn = px + ew
             if xn < tcw:
                 y = max(py - 1, 0)
@@ -171,7 +181,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
                     o = layout.tile(xn, ocfg.pos[1]) if ocfg.visible_views else None
                     if o is None or not o.visible(view):
                         continue
-                    if _adjacent(R, o.subsampled_pos[view], 0, revision):
+                    if _adjacent(R, o.stored_pos(view), 0, revision):
                         continue
                     if o.pos[0] < px + ew:
                         continue
@@ -185,7 +195,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
                     o = layout.tile(ocfg.pos[0], yn) if ocfg.visible_views else None
                     if o is None or not o.visible(view):
                         continue
-                    if _adjacent(R, o.subsampled_pos[view], 1, revision):
+                    if _adjacent(R, o.stored_pos(view), 1, revision):
                         continue
                     if o.pos[1] < py + eh:
                         continue

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import io
-from typing import Union
 
 import attrs
 import numpy as np
@@ -60,7 +59,7 @@ class Raster:
     pixels: np.ndarray
 
 
-Shape = Union[Box, Line, Label, Raster]
+Shape = Box | Line | Label | Raster
 
 
 @attrs.frozen(eq=False)
@@ -123,9 +122,9 @@ def to_png(c: Canvas) -> bytes:
     from PIL import Image, ImageDraw, ImageFont
     im = Image.new("RGB", (c.width, c.height), (255, 255, 255))
     d = ImageDraw.Draw(im)
-    fonts = {}
+    fonts: dict[int, ImageFont.FreeTypeFont | ImageFont.ImageFont] = {}
 
-    def font(size: float):
+    def font(size: float) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         k = int(round(size))
         if k not in fonts:
             fonts[k] = ImageFont.load_default(size=k)
@@ -156,7 +155,8 @@ def to_png(c: Canvas) -> bytes:
             d.text((s.x, s.y), s.text, fill=s.color, font=f, anchor=anchor)
         elif isinstance(s, Raster):
             w, h = max(1, int(round(s.w))), max(1, int(round(s.h)))
-            r = Image.fromarray(np.ascontiguousarray(s.pixels, dtype=np.uint8), "RGB").resize((w, h), Image.NEAREST)
+            r = Image.fromarray(np.ascontiguousarray(s.pixels, dtype=np.uint8), "RGB").resize(
+                (w, h), Image.Resampling.NEAREST)
             im.paste(r, (int(round(s.x)), int(round(s.y))))
     buf = io.BytesIO()
     im.save(buf, "PNG")

@@ -3,7 +3,12 @@
 Models ``tu_emit_subsampled_metadata`` and ``tu_get_subsampled_coordinates``
 (src/freedreno/vulkan/tu_subsampled_image.cc) with the metadata structs of
 tu_subsampled_image.h.  All metadata values are float32 (``numpy.float32``) computed in the
-driver's order.  Spec: turnip-fdm-spec.md 7.6, 7.7.
+driver's order.  Spec: docs/spec/turnip-fdm-spec.md §7.6, §7.7.
+
+Undefined behaviour of the shader (``f2u16`` of a value outside ``[0, 65536)``, a read of a
+metadata slot that was never written) raises :class:`~fdm.errors.DriverAssertion`
+(:class:`UndefinedMetadataRead` for the latter); a framebuffer position the pass does not render
+given to :func:`framebuffer_to_subsampled` is a :class:`~fdm.errors.ScenarioError`.
 """
 
 from __future__ import annotations
@@ -16,12 +21,16 @@ import attrs
 import numpy as np
 
 from fdm.cmath import F32
+from fdm.errors import DriverAssertion, ScenarioError
 
+from .options import OffsetsUnderSharedViewport
 from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, fb_bin_start
 
 Pair = tuple[int, int]
 FPair = tuple[np.float32, np.float32]
-Vec4 = tuple[object, object, object, object]
+#: one component of a metadata vec4: float32 everywhere except the bin stride (a uint)
+Scalar = float | np.float32
+Vec4 = tuple[Scalar, Scalar, Scalar, Scalar]
 
 #: vec4 slots per layer: header (2 vec4) + TU_SUBSAMPLED_MAX_BINS bins (8224 bytes)
 LAYER_VEC4S = 2 + TU_SUBSAMPLED_MAX_BINS
@@ -77,7 +86,8 @@ def fallback_metadata(image_extent: Pair, size0: Pair, layer: int = 0, view: int
 
 
 def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_extent: Pair | None = None,
-                                offsets_under_shared_viewport: str | None = None) -> LayerMetadata:
+                                offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
+                                ) -> LayerMetadata:
     """``tu_emit_subsampled_metadata`` (src/freedreno/vulkan/tu_subsampled_image.cc) for one
     layer of an attachment whose image is exactly covered by the framebuffer (``image_extent``
     defaults to it; ``width0 x height0`` come from the layout).
@@ -104,7 +114,7 @@ def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_e
     r = size_ratio(ext, size0)
     hdr = MetadataHeader((F32(F32(ext[0]) / F32(T[0])), F32(F32(ext[1]) / F32(T[1]))),
                          (F32(F32(b_o[0]) / F32(T[0])), F32(F32(b_o[1]) / F32(T[1]))), tcw)
-    bins = []
+    bins: list[MetadataBin] = []
     for y in range(tch):
         for x in range(tcw):
             t = layout.tile(x, y)
@@ -112,7 +122,7 @@ def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_e
                 bins.append(IDENTITY_BIN)
                 continue
             fa = t.effective_frag_area(view)
-            sub = t.subsampled_pos[view]
+            sub = t.stored_pos(view)
             start = fb_bin_start(t, T, b_o)
             bins.append(MetadataBin(
                 (F32(r[0] / F32(fa[0])), F32(r[1] / F32(fa[1]))),
@@ -125,7 +135,7 @@ def metadata_ubo(layers: Sequence[LayerMetadata]) -> tuple[Vec4 | None, ...]:
     """The metadata buffer as the shader's UBO sees it: ``LAYER_VEC4S`` vec4 per layer
     (layer ``i`` at ``i * LAYER_VEC4S``); header vec4 0 = ``(scale.xy, offset.xy)``, vec4 1 =
     ``(bin_stride, pad...)`` (the stride is a uint); unwritten bins are None."""
-    out = []
+    out: list[Vec4 | None] = []
     for lm in layers:
         h = lm.header
         out.append((h.scale[0], h.scale[1], h.offset[0], h.offset[1]))
@@ -135,24 +145,30 @@ def metadata_ubo(layers: Sequence[LayerMetadata]) -> tuple[Vec4 | None, ...]:
     return tuple(out)
 
 
-def layout_metadata(layout: SubsampledLayout, **kw) -> tuple[LayerMetadata, ...]:
-    """Metadata of every layer of a multiview pass (one per view) or of a single-layer pass."""
-    return tuple(tu_emit_subsampled_metadata(layout, i, **kw) for i in range(layout.plan.scenario.views))
+def layout_metadata(layout: SubsampledLayout, *, image_extent: Pair | None = None,
+                    offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
+                    ) -> tuple[LayerMetadata, ...]:
+    """Metadata of every layer of a multiview pass (one per view) or of a single-layer pass
+    (keywords: as :func:`tu_emit_subsampled_metadata`)."""
+    return tuple(tu_emit_subsampled_metadata(layout, i, image_extent=image_extent,
+                                             offsets_under_shared_viewport=offsets_under_shared_viewport)
+                 for i in range(layout.plan.scenario.views))
 
 
 # --------------------------------------------------------------------------------------------
 # float32 helpers of the shader
 
-class UndefinedMetadataRead(ValueError):
-    """The transform reads a metadata slot that was never written (or lies past the buffer)."""
+class UndefinedMetadataRead(DriverAssertion):
+    """The transform reads a metadata slot that was never written (or lies past the buffer):
+    undefined behaviour of the shader.  ``field`` is the shader function."""
 
 
-def f2u16(x: np.float32) -> int:
+def f2u16(x: Scalar) -> int:
     """NIR ``f2u16``: truncation towards zero; negative, NaN and >= 65536 inputs are undefined
-    (refused here)."""
+    (refused here with :class:`~fdm.errors.DriverAssertion`)."""
     xf = float(x)
     if not 0.0 <= xf < 65536.0:
-        raise ValueError(f"f2u16({xf!r}) is undefined")
+        raise DriverAssertion("f2u16", f"is undefined outside [0, 65536), got {xf!r}")
     return int(xf)
 
 
@@ -163,30 +179,32 @@ def _round_f32(exact: Fraction) -> np.float32:
         return guess
     cands = (np.nextafter(guess, F32(-np.inf), dtype=np.float32), guess,
              np.nextafter(guess, F32(np.inf), dtype=np.float32))
-    best = None
+    best: tuple[Fraction, np.float32] | None = None
     for c in cands:
         if not np.isfinite(c):
             continue
         d = abs(Fraction(float(c)) - exact)
         if best is None or d < best[0] or (d == best[0] and int(c.view(np.uint32)) & 1 == 0):
             best = (d, c)
+    if best is None:
+        raise AssertionError(f"no finite float32 next to {guess!r} (a bug of the model)")
     return F32(best[1])
 
 
-def ffma(a: np.float32, b: np.float32, c: np.float32, fused: bool) -> np.float32:
+def ffma(a: Scalar, b: Scalar, c: Scalar, fused: bool) -> np.float32:
     """``a * b + c`` in float32: ``fused`` rounds the exact result once (``nir_ffma`` as a
     hardware FMA); otherwise the product is rounded first (``nir_ffma_weak`` split into
     ``fmul`` + ``fadd``).  The product of two float32 is exact in float64, but the sum in
     float64 is not always exact, so the fused result is rounded from the exact rational."""
-    a, b, c = F32(a), F32(b), F32(c)
+    a32, b32, c32 = F32(a), F32(b), F32(c)
     if not fused:
-        return F32(F32(a * b) + c)
-    if not (np.isfinite(a) and np.isfinite(b) and np.isfinite(c)):
-        return F32(float(a) * float(b) + float(c))
-    return _round_f32(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)))
+        return F32(F32(a32 * b32) + c32)
+    if not (np.isfinite(a32) and np.isfinite(b32) and np.isfinite(c32)):
+        return F32(float(a32) * float(b32) + float(c32))
+    return _round_f32(Fraction(float(a32)) * Fraction(float(b32)) + Fraction(float(c32)))
 
 
-def tu_get_subsampled_coordinates(ubo: Sequence[Vec4 | None], coord: Sequence[float], *,
+def tu_get_subsampled_coordinates(ubo: Sequence[Vec4 | None], coord: Sequence[Scalar], *,
                                   fused: bool = True) -> FPair:
     """``tu_get_subsampled_coordinates`` (src/freedreno/vulkan/tu_subsampled_image.cc): the
     normalized coordinate in the subsampled image for a normalized framebuffer-space
@@ -201,19 +219,22 @@ def tu_get_subsampled_coordinates(ubo: Sequence[Vec4 | None], coord: Sequence[fl
     _, _, idx = subsampled_bin(ubo, coord, fused=fused)
     bd = ubo[idx] if idx < len(ubo) else None
     if bd is None:
-        raise UndefinedMetadataRead(f"vec4 {idx} of the metadata was not written")
+        raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
+                                    f"reads only written metadata, but vec4 {idx} was not written")
     return ffma(u, bd[0], bd[2], fused), ffma(v, bd[1], bd[3], fused)
 
 
-def subsampled_bin(ubo: Sequence[Vec4 | None], coord: Sequence[float], *, fused: bool = True
+def subsampled_bin(ubo: Sequence[Vec4 | None], coord: Sequence[Scalar], *, fused: bool = True
                    ) -> tuple[int, int, int]:
     """The bin lookup of ``tu_get_subsampled_coordinates``: ``(bin.x, bin.y, vec4 index)``."""
     u, v = F32(coord[0]), F32(coord[1])
     layer = f2u16(F32(coord[2])) if len(coord) > 2 else 0
     base = layer * LAYER_VEC4S
-    if base + 1 >= len(ubo):
-        raise UndefinedMetadataRead(f"layer {layer} has no metadata")
-    hdr, stride_v = ubo[base], ubo[base + 1]
+    hdr = ubo[base] if base < len(ubo) else None
+    stride_v = ubo[base + 1] if base + 1 < len(ubo) else None
+    if hdr is None or stride_v is None:
+        raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
+                                    f"reads only written metadata, but layer {layer} has no header")
     bx = f2u16(ffma(u, hdr[0], hdr[2], fused))
     by = f2u16(ffma(v, hdr[1], hdr[3], fused))
     return bx, by, by * int(stride_v[0]) + bx + base + 2
@@ -225,7 +246,7 @@ def shader_pixel(layout: SubsampledLayout, ubo: Sequence[Vec4 | None], x: float,
     shader transform: normalize by the image extent (float32), transform, scale by
     ``width0 x height0``."""
     W, H = layout.fb_size
-    c = [F32(x / W), F32(y / H)]
+    c: list[Scalar] = [F32(x / W), F32(y / H)]
     if layer is not None:
         c.append(F32(layer))
     u, v = tu_get_subsampled_coordinates(ubo, c, fused=fused)
@@ -246,8 +267,9 @@ def framebuffer_to_subsampled(layout: SubsampledLayout, view: int, x: int | Frac
     cx, cy = math.floor((x + b_o[0]) / T[0]), math.floor((y + b_o[1]) / T[1])
     t = layout.tile(cx, cy)
     if t is None or not t.visible(view):
-        raise ValueError(f"({x}, {y}) lies in cell ({cx}, {cy}), which is not rendered for view {view}")
+        raise ScenarioError("x, y", f"must lie in a cell rendered for view {view}; ({x}, {y}) lies in cell "
+                                    f"({cx}, {cy})")
     fa = t.effective_frag_area(view)
-    sub = t.subsampled_pos[view]
+    sub = t.stored_pos(view)
     bs = fb_bin_start(t, T, b_o)
     return sub.x + (x - bs[0]) / fa[0], sub.y + (y - bs[1]) / fa[1]

@@ -10,7 +10,7 @@ import numpy as np
 from fdm.plan import RenderPassPlan
 
 from .aprons import AprBlit
-from .draw import Box, Canvas, Label, Line, Raster
+from .draw import Box, Canvas, Label, Line, Raster, Shape
 from .solver import SubsampledLayout
 
 Color = tuple[int, int, int]
@@ -31,18 +31,18 @@ MARGIN = 40.0
 LEGEND_W = 190.0
 
 
-def fa_color(fa: tuple[int, int]) -> Color:
-    return FA_COLORS.get(tuple(fa), (190, 190, 190))
+def fa_color(fa: Sequence[int]) -> Color:
+    return FA_COLORS.get((fa[0], fa[1]), (190, 190, 190))
 
 
 def _scale(w: int, h: int) -> float:
     return min(DRAW_W / w, 620.0 / h)
 
 
-def _legend(x: float, y: float, fas: Sequence[tuple[int, int]], extra: Sequence[tuple[str, Box]]) -> list:
-    shapes: list = [Label(x, y, "fragment area", 12)]
+def _legend(x: float, y: float, fas: Sequence[Sequence[int]], extra: Sequence[tuple[str, Box]]) -> list[Shape]:
+    shapes: list[Shape] = [Label(x, y, "fragment area", 12)]
     y += 8
-    for fa in sorted(set(tuple(f) for f in fas)):
+    for fa in sorted({(f[0], f[1]) for f in fas}):
         shapes.append(Box(x, y, 16, 12, fill=fa_color(fa), stroke=(60, 60, 60)))
         shapes.append(Label(x + 22, y + 10, f"{fa[0]}x{fa[1]}", 11))
         y += 17
@@ -62,10 +62,10 @@ def framebuffer_picture(plan: RenderPassPlan, view: int) -> Canvas:
     W, H = sc.framebuffer
     s = _scale(W, H)
     ox, oy = MARGIN, MARGIN + 10
-    shapes: list = [Label(ox, 22, f"{sc.name}: view {view}, framebuffer {W}x{H}, bins (tile "
-                               f"{plan.tiling.tile_size[0]}x{plan.tiling.tile_size[1]}, b_o = "
-                               f"{plan.bin_offsets[view][0]},{plan.bin_offsets[view][1]})", 13)]
-    fas = []
+    shapes: list[Shape] = [Label(ox, 22, f"{sc.name}: view {view}, framebuffer {W}x{H}, bins (tile "
+                                          f"{plan.tiling.tile_size[0]}x{plan.tiling.tile_size[1]}, b_o = "
+                                          f"{plan.bin_offsets[view][0]},{plan.bin_offsets[view][1]})", 13)]
+    fas: list[tuple[int, int]] = []
     for t in plan.tiles:
         v = t.views[view]
         if not v.visible:
@@ -109,12 +109,12 @@ def subsampled_picture(layout: SubsampledLayout, view: int, aprons: Sequence[Apr
     unsub = {e.cell for e in layout.log if e.view == view and e.kind == "unsubsample"}
     title = (f"subsampled image, view {view}: {W0}x{H0} allocated"
              + ("" if layout.solved else " - solver not run (more than 512 bins): stored full resolution"))
-    shapes: list = [Label(ox, 22, title, 13)]
-    fas = []
+    shapes: list[Shape] = [Label(ox, 22, title, 13)]
+    fas: list[tuple[int, int]] = []
     for t in layout.tiles:
-        if not t.visible(view) or t.subsampled_pos[view] is None:
-            continue
         r = t.subsampled_pos[view]
+        if not t.visible(view) or r is None:
+            continue
         fa = t.effective_frag_area(view)
         sub = t.is_subsampled(view)
         fas.append(fa)
@@ -166,7 +166,7 @@ def raster_picture(title: str, pixels: np.ndarray, note: str = "") -> Canvas:
     h, w = pixels.shape[:2]
     s = _scale(w, h)
     ox, oy = MARGIN, MARGIN + 10
-    shapes = [Label(ox, 22, title, 13), Raster(ox, oy, w * s, h * s, pixels),
+    shapes: list[Shape] = [Label(ox, 22, title, 13), Raster(ox, oy, w * s, h * s, pixels),
               Box(ox, oy, w * s, h * s, stroke=(0, 0, 0), width=1)]
     if note:
         shapes.append(Label(ox, oy + h * s + 22, note, 11))

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import html
-import os
 from collections.abc import Sequence
 
 import numpy as np
 
+from fdm.outputs import write_files
 from fdm.plan import RenderPassPlan
 from fdm.report import plan_table
 
@@ -15,20 +15,6 @@ from .aprons import tu_calc_subsampled_aprons
 from .draw import Canvas, to_png, to_svg
 from .pictures import framebuffer_picture, heat_rgb, raster_picture, subsampled_picture, to_rgb8
 from .solver import SubsampledLayout, tu_calc_subsampled
-
-
-def _write_bytes(path: str, data: bytes) -> None:
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-def _save(canvas: Canvas, out_dir: str, stem: str) -> tuple[str, str]:
-    svg, png = os.path.join(out_dir, stem + ".svg"), os.path.join(out_dir, stem + ".png")
-    _write_bytes(svg, to_svg(canvas).encode("utf-8"))
-    _write_bytes(png, to_png(canvas))
-    return svg, png
 
 
 def layout_summary(layout: SubsampledLayout) -> str:
@@ -74,15 +60,14 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return g
 
 
-def write_layout(plan: RenderPassPlan, out_dir: str, views: Sequence[int] | None = None
-                 ) -> tuple[list[str], str]:
-    """Solve the subsampled layout of ``plan`` and write, per view, (a) framebuffer bins,
+def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tuple[dict[str, bytes], str]:
+    """Solve the subsampled layout of ``plan`` and draw, per view, (a) framebuffer bins,
     (b) the subsampled image and (c) the reconstruction and its error, as SVG and PNG, plus
-    ``layout.txt`` and ``index.html``.  Everything is computed before the first file is written.
-    Returns the files written and the one-line layout summary."""
+    ``layout.txt`` and ``index.html``.  Returns the files (name -> bytes, nothing written yet)
+    and the one-line layout summary."""
     layout = tu_calc_subsampled(plan)
     views = list(range(plan.scenario.views)) if views is None else list(views)
-    pictures = []
+    pictures: list[tuple[str, Canvas, str]] = []
     outside = 0
     for v in views:
         aprons = tu_calc_subsampled_aprons(layout, v) if layout.solved else ()
@@ -97,17 +82,24 @@ def write_layout(plan: RenderPassPlan, out_dir: str, views: Sequence[int] | None
     if outside:
         summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
                     f"(blit_subsampled_apron asserts; see docs/findings.md)")
-    os.makedirs(out_dir, exist_ok=True)
-    written: list[str] = []
-    rows = []
+    files: dict[str, bytes] = {}
+    rows: list[tuple[str, str]] = []
     for stem, canvas, caption in pictures:
-        written += _save(canvas, out_dir, stem)
+        files[stem + ".svg"] = to_svg(canvas).encode("utf-8")
+        files[stem + ".png"] = to_png(canvas)
         rows.append((stem, caption))
-    txt = os.path.join(out_dir, "layout.txt")
-    _write_bytes(txt, (summary + "\n\n" + _layout_table(layout) + "\n").encode("utf-8"))
-    index = os.path.join(out_dir, "index.html")
-    _write_bytes(index, _html(plan, summary, table, _layout_table(layout), rows).encode("utf-8"))
-    return written + [txt, index], summary
+    ltable = _layout_table(layout)
+    files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
+    files["index.html"] = _html(plan, summary, table, ltable, rows).encode("utf-8")
+    return files, summary
+
+
+def write_layout(plan: RenderPassPlan, out_dir: str, views: Sequence[int] | None = None
+                 ) -> tuple[list[str], str]:
+    """:func:`layout_files` written into ``out_dir`` (all or nothing, see
+    :func:`fdm.outputs.write_files`).  Returns the paths written and the layout summary."""
+    files, summary = layout_files(plan, views)
+    return write_files("out_dir", out_dir, files), summary
 
 
 def _layout_table(layout: SubsampledLayout) -> str:
@@ -126,7 +118,7 @@ def _layout_table(layout: SubsampledLayout) -> str:
     return "\n".join(lines)
 
 
-def _html(plan: RenderPassPlan, summary: str, table: str, ltable: str, rows) -> str:
+def _html(plan: RenderPassPlan, summary: str, table: str, ltable: str, rows: Sequence[tuple[str, str]]) -> str:
     sc = plan.scenario
     figs = "\n".join(
         f'<figure><a href="{stem}.svg"><img src="{stem}.png" alt="{html.escape(caption)}"></a>'

@@ -2,7 +2,7 @@
 
 Models ``get_default_tile_pos``, ``aprons_intersect``, ``make_non_subsampled`` and
 ``tu_calc_subsampled`` (src/freedreno/vulkan/tu_tile_config.cc) plus the image slop of
-``tu_image_init`` (src/freedreno/vulkan/tu_image.cc).  Spec: turnip-fdm-spec.md 7.1-7.5.
+``tu_image_init`` (src/freedreno/vulkan/tu_image.cc).  Spec: docs/spec/turnip-fdm-spec.md §7.1-7.5.
 
 Rectangles are :class:`fdm.geometry.Rect` in subsampled-image pixels.  Tiles are identified by
 their *root cell* (the bottom-right cell of a merged group, ``TileConfig.cell`` of a root).
@@ -11,15 +11,19 @@ their *root cell* (the bottom-right cell of a merged group, ``TileConfig.cell`` 
 from __future__ import annotations
 
 from collections import deque
+from typing import Literal
 
 import attrs
 
 from fdm.cmath import div_round_up
+from fdm.errors import ScenarioError
 from fdm.geometry import Rect
 from fdm.plan import RenderPassPlan
 from fdm.tile_select import use_fast_store
 from fdm.tiles import TileConfig
 from fdm.turnip import tu_bin_offset
+
+from .options import OffsetsUnderSharedViewport, as_offsets_mode
 
 Pair = tuple[int, int]
 
@@ -27,8 +31,6 @@ Pair = tuple[int, int]
 APRON_SIZE = 2
 #: tu_subsampled_image.h: more bins than this and the solver does not run
 TU_SUBSAMPLED_MAX_BINS = 512
-
-OFFSET_MODES = ("null", "real")
 
 
 # --------------------------------------------------------------------------------------------
@@ -57,8 +59,9 @@ def default_axis(p: int, e: int, f: int, size: int, t: int, align: int,
     fo = align if bin_offset is not None else 0
     if stick:
         if fb_start >= size:
-            raise ValueError(f"tile at {p} starts at {fb_start} >= framebuffer size {size}: "
-                             "DIV_ROUND_UP(W - fb_start) underflows (only visible tiles are placed)")
+            # the driver places only visible tiles, which start inside the framebuffer
+            raise ScenarioError("pos", f"tile at {p} starts at {fb_start} >= framebuffer size {size}: "
+                                       "DIV_ROUND_UP(W - fb_start) underflows (only visible tiles are placed)")
         end = size + fo
         start = end - div_round_up(size - fb_start, f)
     elif p == 0:
@@ -98,7 +101,7 @@ def aprons_intersect(a: Rect, b: Rect) -> bool:
 # --------------------------------------------------------------------------------------------
 # results
 
-@attrs.frozen
+@attrs.frozen(kw_only=True)
 class SubsampledTile:
     """The subsampled fields of one root ``tu_tile_config`` after ``tu_calc_subsampled``."""
 
@@ -124,13 +127,25 @@ class SubsampledTile:
         ``(1, 1)`` otherwise."""
         return self.frag_areas[view] if self.is_subsampled(view) else (1, 1)
 
+    def stored_pos(self, view: int) -> Rect:
+        """``subsampled_pos[view]``, which exists for the visible views of a tile of a solved
+        layout; :class:`~fdm.errors.ScenarioError` for any other view."""
+        r = self.subsampled_pos[view]
+        if r is None:
+            raise ScenarioError("view", f"tile {self.cell} has no subsampled position in view {view} "
+                                        "(not visible there, or the solver did not run)")
+        return r
+
+
+SolverEventKind = Literal["shift", "unsubsample"]
+
 
 @attrs.frozen
 class SolverEvent:
     """One step of the solver: ``kind`` is ``"shift"`` or ``"unsubsample"``; ``axis`` 0 (x, a
     vertical edge) or 1 (y, a horizontal edge); ``rect`` the tile's new rectangle."""
 
-    kind: str
+    kind: SolverEventKind
     cell: Pair
     view: int
     axis: int
@@ -138,7 +153,7 @@ class SolverEvent:
     neighbour: Pair
 
 
-@attrs.frozen(eq=False)
+@attrs.frozen(eq=False, kw_only=True)
 class SubsampledLayout:
     """What ``tu_calc_subsampled`` leaves in the tile configs, plus image facts."""
 
@@ -153,10 +168,11 @@ class SubsampledLayout:
     height0: int
     tiles: tuple[SubsampledTile, ...]         # roots with a visible view, raster order of root cells
     log: tuple[SolverEvent, ...]
-    _by_cell: dict[Pair, SubsampledTile] = attrs.field(factory=dict, repr=False)
+    #: root cell -> tile, built from ``tiles`` for every instance (``attrs.evolve`` included)
+    _by_cell: dict[Pair, SubsampledTile] = attrs.field(init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        self._by_cell.update({t.cell: t for t in self.tiles})
+        object.__setattr__(self, "_by_cell", {t.cell: t for t in self.tiles})
 
     def tile(self, x: int, y: int) -> SubsampledTile | None:
         """The entry of the root that covers cell ``(x, y)`` (None when it has no visible view)."""
@@ -165,7 +181,8 @@ class SubsampledLayout:
     def bin_offset(self, view: int) -> Pair:
         return self.bin_offsets[view] if self.bin_offsets is not None else (0, 0)
 
-    def emit_bin_offset(self, view: int, offsets_under_shared_viewport: str | None = None) -> Pair:
+    def emit_bin_offset(self, view: int, offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
+                        ) -> Pair:
         """``b_o`` as ``tu_emit_subsampled`` hands it to the metadata and apron code: the solver's
         by default, or per ``offsets_under_shared_viewport`` (``"real"`` models pop-os @ 4ff7b570,
         which passes the real offsets even under a shared viewport)."""
@@ -191,17 +208,15 @@ def image_size0(plan: RenderPassPlan) -> Pair:
     return w, h
 
 
-def solver_bin_offsets(plan: RenderPassPlan, offsets_under_shared_viewport: str = "null"
+def solver_bin_offsets(plan: RenderPassPlan, offsets_under_shared_viewport: OffsetsUnderSharedViewport = "null"
                        ) -> tuple[Pair, ...] | None:
     """The offsets ``tu_calc_tile_config`` hands ``tu_calc_subsampled``: NULL without offsets,
     and NULL under a shared viewport (pop-os @ aee40d4a, tencentmalos); ``"real"`` models the
     older sailfish @ 9429b474, which passes the real offsets even then.  Returns ``b_o`` per view."""
-    if offsets_under_shared_viewport not in OFFSET_MODES:
-        raise ValueError(f"offsets_under_shared_viewport must be one of {OFFSET_MODES}, got "
-                         f"{offsets_under_shared_viewport!r}")
+    mode = as_offsets_mode(offsets_under_shared_viewport)
     if plan.fdm_offsets is None:
         return None
-    if plan.shared_viewport and offsets_under_shared_viewport == "null":
+    if plan.shared_viewport and mode == "null":
         return None
     T = plan.tiling.tile_size
     return tuple(tu_bin_offset(u, T) for u in plan.fdm_offsets)
@@ -219,9 +234,16 @@ class _Work:
     views: int = 0        # subsampled_views
     border: bool = False
 
+    def rect(self, view: int) -> Rect:
+        """The rectangle of a view visible in the tile (set by ``init``)."""
+        r = self.pos[view]
+        if r is None:
+            raise AssertionError(f"tile {self.cfg.cell}: view {view} has no rectangle (a bug of the model)")
+        return r
+
 
 class _Solver:
-    def __init__(self, plan: RenderPassPlan, bin_offsets: tuple[Pair, ...] | None):
+    def __init__(self, plan: RenderPassPlan, bin_offsets: tuple[Pair, ...] | None) -> None:
         self.plan = plan
         self.grid = plan.grid
         self.T = plan.tiling.tile_size
@@ -232,7 +254,7 @@ class _Solver:
         self.views = plan.scenario.views
         self.work: dict[Pair, _Work] = {}
         self.queue: deque[Pair] = deque()
-        self.queued: set = set()
+        self.queued: set[Pair] = set()
         self.log: list[SolverEvent] = []
 
     def default_pos(self, w: _Work, view: int, fa: Pair) -> Rect:
@@ -279,8 +301,8 @@ class _Solver:
         """``make_non_subsampled``: drop the view from ``subsampled_views`` and move it back to
         its unsubsampled rectangle (undoing earlier shifts); requeue the tile."""
         w.views &= ~(1 << view)
-        w.pos[view] = self.default_pos(w, view, (1, 1))
-        self.log.append(SolverEvent("unsubsample", w.cfg.cell, view, axis, w.pos[view], other.cfg.cell))
+        rect = w.pos[view] = self.default_pos(w, view, (1, 1))
+        self.log.append(SolverEvent("unsubsample", w.cfg.cell, view, axis, rect, other.cfg.cell))
         self.push(w.cfg.cell)
 
     def resolve(self, t: _Work, o: _Work, first: _Work, second: _Work, axis: int) -> None:
@@ -295,11 +317,11 @@ class _Solver:
         for v in range(self.views):
             if not common >> v & 1 or not (t.views | o.views) >> v & 1:
                 continue
-            if not aprons_intersect(t.pos[v], o.pos[v]):
+            if not aprons_intersect(t.rect(v), o.rect(v)):
                 continue
             if second.views >> v & 1:
                 u = self.default_pos(second, v, (1, 1))
-                r = second.pos[v]
+                r = second.rect(v)
                 if axis == 0:
                     fits = r.x + r.w + amount <= u.x + u.w
                     moved = attrs.evolve(r, x=r.x + amount)
@@ -347,7 +369,8 @@ class _Solver:
             self.sweep(t, 1)
 
 
-def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: str = "null") -> SubsampledLayout:
+def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: OffsetsUnderSharedViewport = "null"
+                       ) -> SubsampledLayout:
     """``tu_calc_subsampled`` (src/freedreno/vulkan/tu_tile_config.cc) as ``tu_calc_tile_config``
     runs it for a pass with a subsampled attachment.
 
@@ -368,7 +391,7 @@ def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: str 
         s.run()
     w0, h0 = image_size0(plan)
     st = plan.pass_state
-    tiles = []
+    tiles: list[SubsampledTile] = []
     for y in range(tch):
         for x in range(tcw):
             cfg = plan.grid.cell(x, y)

@@ -1,6 +1,7 @@
-"""Hypothesis properties for the subsampled layout: turnip-fdm-spec.md §10.1 items 22-29, over
-generated scenarios (FDM offsets, bin merging, multiview with a different fa per view, shared
-viewport, framebuffers that are not a multiple of the tile size, density-0 holes)."""
+"""Hypothesis properties for the subsampled layout: docs/spec/turnip-fdm-spec.md §10.1 items
+22-29, over scenarios of the shared strategy :func:`fdm.strategies.scenario_dicts` (FDM offsets,
+bin merging, multiview with a different fa per view, shared viewport, viewports, scissors and
+render areas, framebuffers that are not a multiple of the tile size, density-0 holes)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from fdm.cmath import div_round_up
 from fdm.errors import ScenarioError
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
+from fdm.strategies import scenario_dicts
 from layout_solver import APRON_SIZE, aprons_intersect, get_default_tile_pos, tu_calc_subsampled
 from layout_solver.aprons import tu_calc_subsampled_aprons
 from layout_solver.metadata import (
@@ -24,49 +26,19 @@ from layout_solver.metadata import (
     subsampled_bin,
 )
 
-#: GPU -> device tile_align (a subset of fdm.gpu covering 96/64/32-wide alignment, a6xx and a7xx/a8xx)
-GPUS = {"a740": (96, 32), "a750": (96, 32), "a730": (64, 32), "a810": (32, 16), "a650": (96, 16)}
-DENSITIES = [1.0, 1.0, 0.5, 0.5, 0.25, 0.3, 66 / 255, 0.6]
+#: device tile_align 96/64/32 wide, a6xx, a7xx and a8xx
+GPUS = ["a650", "a730", "a740", "a750", "a810"]
+#: exact powers of two, values that round (0.3, 66/255, 0.6) and holes (0)
+DENSITIES = [1.0, 0.5, 0.25, 0.3, 66 / 255, 0.6, 0.0]
+SCENARIOS = scenario_dicts(gpus=GPUS, max_views=3, max_tiles=6, formats=["R32G32_SFLOAT"], densities=DENSITIES)
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                              HealthCheck.filter_too_much])
 
 
 @st.composite
-def scenario_dicts(draw):
-    gpu = draw(st.sampled_from(sorted(GPUS)))
-    aw, ah = GPUS[gpu]
-    views = draw(st.sampled_from([1, 1, 2, 3]))
-    if views > 1 and gpu in ("a810", "a650"):
-        ah *= 2   # the pass tile_align_h is doubled for layered passes on these GPUs
-    tw, th = aw * draw(st.integers(1, 4)), ah * draw(st.integers(1, 6))
-    W = draw(st.integers(1, 6 * tw))
-    H = draw(st.integers(1, 6 * th))
-    fdm = (draw(st.integers(max(1, -(-W // 1024)), 8)), draw(st.integers(max(1, -(-H // 1024)), 8)))
-    pair = st.tuples(st.sampled_from(DENSITIES), st.sampled_from(DENSITIES)).map(list)
-    holes = draw(st.booleans())
-    if holes:
-        pair = st.one_of(pair, st.just([0.0, 0.0]))
-
-    def layer():
-        return {"values": draw(st.lists(st.lists(pair, min_size=fdm[0], max_size=fdm[0]),
-                                        min_size=fdm[1], max_size=fdm[1]))}
-    layers = [layer() for _ in range(draw(st.sampled_from([1, views])))]
-    d = {"gpu": gpu, "framebuffer": [W, H], "tile_size": [tw, th], "views": views,
-         "bin_merging": draw(st.sampled_from(["off", "upstream", "fixed"])),
-         "writes_viewport_index": draw(st.booleans()) and draw(st.booleans()),
-         "density": {"format": "R32G32_SFLOAT", "views": layers}}
-    if draw(st.booleans()):
-        d["fdm_offset_create_flag"] = True
-        if draw(st.integers(0, 3)):
-            off = st.integers(-64, 64).map(lambda k: 8 * k)
-            d["fdm_offsets"] = [[draw(off), draw(off)] for _ in range(views)]
-    return d
-
-
-@st.composite
 def layouts(draw, modes=("null", "real")):
-    d = draw(scenario_dicts())
+    d = draw(SCENARIOS)
     mode = draw(st.sampled_from(modes))
     try:
         p = plan_render_pass(parse_scenario(d))
@@ -111,7 +83,7 @@ def test_inv22_inside_unsubsampled_rect_and_disjoint(layout):
     for v in range(layout.plan.scenario.views):
         tiles = [t for t in layout.tiles if t.visible(v)]
         us = [unsubsampled(layout, t, v) for t in tiles]
-        for t, u in zip(tiles, us, strict=False):
+        for t, u in zip(tiles, us, strict=True):
             assert u.contains(t.subsampled_pos[v]), (t.cell, v, u, t.subsampled_pos[v])
         for i in range(len(tiles)):
             for j in range(i + 1, len(tiles)):

@@ -1,5 +1,6 @@
 """``turnip-fdm layout`` and the demo's pictures: every file is written, well formed and
-referenced by index.html; the 512-bin fallback is reported."""
+referenced by index.html; the 512-bin fallback is reported; bad flags are refused with one line
+and nothing written."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ DEMO = os.path.join(REPO, "fdm", "data", "demo.toml")
 
 def run(*args):
     env = dict(os.environ, PYTHONPATH=REPO)
-    return subprocess.run([sys.executable, "-m", "fdm.cli", *args], capture_output=True, text=True, cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "turnip_fdm", *args], capture_output=True, text=True, cwd=REPO,
                           env=env, timeout=300)
 
 
@@ -75,7 +76,16 @@ def test_more_than_512_bins_falls_back_and_says_so(tmp_path):
 def test_bad_view_is_refused(tmp_path):
     r = run("layout", DEMO, "--out", str(tmp_path / "o"), "--view", "5")
     assert r.returncode == 2 and r.stderr.startswith("turnip-fdm: error: --view:")
+    assert len(r.stderr.splitlines()) == 1 and not r.stdout
     assert not os.path.exists(tmp_path / "o")
+
+
+def test_out_that_is_a_file_is_refused(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    r = run("layout", DEMO, "--out", str(f))
+    assert r.returncode == 2 and r.stderr.startswith("turnip-fdm: error: --out:")
+    assert len(r.stderr.splitlines()) == 1 and f.read_text() == "x"
 
 
 def test_layout_help():

@@ -1,5 +1,6 @@
-"""Worked examples of turnip-fdm-spec.md §11.7, 11.9, 11.10 and 11.13 for the metadata, the
-shader transform and the apron blits, with their exact numbers."""
+"""Worked examples of docs/spec/turnip-fdm-spec.md §11.7, 11.9, 11.10 and 11.13 for the metadata,
+the shader transform and the apron blits, with their exact numbers.  The scenarios: fixtures of
+conftest.py."""
 
 from __future__ import annotations
 
@@ -7,13 +8,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from layout_helpers import plan, texel_values
-from test_solver_examples import plan_11_7, plan_11_9
 
 from fdm.cmath import F32
+from fdm.errors import DriverAssertion, ScenarioError
 from fdm.geometry import Rect
 from layout_solver import tu_calc_subsampled
-from layout_solver.aprons import AprBlit, tu_calc_subsampled_aprons
+from layout_solver.aprons import AprBlit, _shared_edge, tu_calc_subsampled_aprons
 from layout_solver.metadata import (
     LAYER_BYTES,
     LAYER_VEC4S,
@@ -39,8 +39,8 @@ def test_layer_size():
     assert LAYER_VEC4S == 514 and LAYER_BYTES == 8224
 
 
-def test_11_7_metadata():
-    L = tu_calc_subsampled(plan_11_7())
+def test_11_7_metadata(plan_11_7):
+    L = tu_calc_subsampled(plan_11_7)
     m = tu_emit_subsampled_metadata(L, 0)
     assert not m.fallback
     assert m.header.scale == (F32(1000) / F32(192), F32(3.75))
@@ -58,8 +58,8 @@ def test_11_7_metadata():
     assert framebuffer_to_subsampled(L, 0, 200, 0) == (292, 0)
 
 
-def test_11_9_metadata():
-    L = tu_calc_subsampled(plan_11_9())
+def test_11_9_metadata(plan_11_9):
+    L = tu_calc_subsampled(plan_11_9)
     m = tu_emit_subsampled_metadata(L, 0)
     assert m.header.scale == (f32(5.2083335), f32(3.75))
     assert m.header.offset == (F32(152) / F32(192), F32(16) / F32(160))
@@ -78,8 +78,8 @@ def test_11_9_metadata():
 
 
 @pytest.mark.parametrize("fused", [True, False])
-def test_11_9_shader_round_trip(fused):
-    L = tu_calc_subsampled(plan_11_9())
+def test_11_9_shader_round_trip(fused, plan_11_9):
+    L = tu_calc_subsampled(plan_11_9)
     ubo = metadata_ubo([tu_emit_subsampled_metadata(L, 0)])
     cases = [((500.5, 300.5), (3, 1), (Fraction(2073, 4), Fraction(953, 4))),     # (518.25, 238.25)
              ((40.5, 143.5), (1, 0), (Fraction(385, 4), Fraction(287, 4))),       # (96.25, 71.75)
@@ -97,9 +97,9 @@ def test_11_9_shader_round_trip(fused):
     assert (int(sx), int(sy)) == (L.width0 - 1, L.height0 - 1)
 
 
-def test_11_9_float32_results_pinned():
+def test_11_9_float32_results_pinned(plan_11_9):
     """The float32 outputs of the transform for (999.5, 599.5): fused and unfused differ in x."""
-    L = tu_calc_subsampled(plan_11_9())
+    L = tu_calc_subsampled(plan_11_9)
     ubo = metadata_ubo([tu_emit_subsampled_metadata(L, 0)])
     c = (F32(999.5 / 1000), F32(599.5 / 600))
     fu = tu_get_subsampled_coordinates(ubo, c, fused=True)
@@ -139,8 +139,20 @@ def test_fallback_metadata():
         tu_get_subsampled_coordinates(ubo, (F32(1.0), F32(0.5)))   # bin 1 was never written
 
 
-def test_fallback_over_512_bins():
-    p = plan(gpu="a810", fb=(768, 352), tile=(32, 16), constant=0.5, fdm_size=(24, 11))
+def test_undefined_shader_behaviour_is_a_driver_assertion(plan_11_9):
+    """``f2u16`` outside [0, 65536) and reads of unwritten metadata are undefined in the shader
+    (DriverAssertion); a framebuffer position the pass does not render is a bad argument."""
+    for x in (-1.0, 65536.0, float("nan")):
+        with pytest.raises(DriverAssertion, match="^f2u16: is undefined outside"):
+            f2u16(F32(x))
+    assert issubclass(UndefinedMetadataRead, DriverAssertion)
+    L = tu_calc_subsampled(plan_11_9)
+    with pytest.raises(ScenarioError, match=r"^x, y: must lie in a cell rendered for view 0"):
+        framebuffer_to_subsampled(L, 0, Fraction(2001, 2), 0)   # the invisible extra column (6, 0)
+
+
+def test_fallback_over_512_bins(make_plan):
+    p = make_plan(gpu="a810", fb=(768, 352), tile=(32, 16), constant=0.5, fdm_size=(24, 11))
     m = tu_emit_subsampled_metadata(tu_calc_subsampled(p), 0)
     assert m.fallback and m.bins[0].scale == (F32(1), F32(1))
 
@@ -151,8 +163,8 @@ def blit(L, dst_tile, src_tile):
     return [a for a in tu_calc_subsampled_aprons(L, 0) if a.dst_tile == dst_tile and a.src_tile == src_tile]
 
 
-def test_11_10_apron_blits():
-    L = tu_calc_subsampled(plan_11_7())
+def test_11_10_apron_blits(plan_11_7):
+    L = tu_calc_subsampled(plan_11_7)
     A = tu_calc_subsampled_aprons(L, 0)
     assert len(A) == 130
     assert blit(L, (0, 0), (1, 0)) == [AprBlit(Rect(192, 0, 2, 160), (288, 0, 289, 80), "vertical", (0, 0), (1, 0))]
@@ -162,31 +174,37 @@ def test_11_10_apron_blits():
     assert blit(L, (1, 1), (0, 0)) == [AprBlit(Rect(286, 158, 2, 2), (188, 156, 192, 160), "vertical", (1, 1), (0, 0))]
     assert blit(L, (1, 0), (2, 0)) == [AprBlit(Rect(384, 0, 2, 80), (480, 0, 482, 80), "vertical", (1, 0), (2, 0))]
     assert blit(L, (2, 0), (1, 0)) == [AprBlit(Rect(478, 0, 2, 80), (382, 0, 384, 80), "vertical", (2, 0), (1, 0))]
-    assert blit(L, (1, 0), (1, 1)) == [AprBlit(Rect(288, 80, 96, 2), (288, 160, 384, 162), "horizontal", (1, 0), (1, 1))]
-    assert blit(L, (1, 1), (1, 0)) == [AprBlit(Rect(288, 158, 96, 2), (288, 78, 384, 80), "horizontal", (1, 1), (1, 0))]
+    assert blit(L, (1, 0), (1, 1)) == [
+        AprBlit(Rect(288, 80, 96, 2), (288, 160, 384, 162), "horizontal", (1, 0), (1, 1))]
+    assert blit(L, (1, 1), (1, 0)) == [
+        AprBlit(Rect(288, 158, 96, 2), (288, 78, 384, 80), "horizontal", (1, 1), (1, 0))]
     # (0,0) and (0,1) are adjacent in subsampled space (both unsubsampled): no blit
     assert blit(L, (0, 0), (0, 1)) == [] and blit(L, (0, 1), (0, 0)) == []
 
 
-def test_11_10_with_offset():
-    L = tu_calc_subsampled(plan_11_9())
+def test_11_10_with_offset(plan_11_9):
+    L = tu_calc_subsampled(plan_11_9)
     assert blit(L, (0, 0), (1, 0)) == [AprBlit(Rect(20, 0, 2, 72), (96, 0, 98, 72), "vertical", (0, 0), (1, 0))]
     assert blit(L, (1, 0), (0, 0)) == [AprBlit(Rect(94, 0, 2, 72), (18, 0, 20, 72), "vertical", (1, 0), (0, 0))]
     assert blit(L, (4, 0), (5, 0)) == [AprBlit(Rect(768, 0, 2, 72), (1000, 0, 1002, 72), "vertical", (4, 0), (5, 0))]
 
 
-def plan_11_13():
-    """T = 96x32, 97x94 (last column 1 px), rows 0-1 fa (1,1), (0,2) (2,2), (1,2) (1,4).
-    FDM 4x3 texels of 32 px: sample points x = 48 / 96, y = 16 / 48 / 79."""
-    vals = texel_values((97, 94), (4, 3),
-                        lambda x, y: [1.0, 1.0] if y < 64 else ([0.5, 0.5] if x < 96 else [1.0, 0.25]))
-    return plan(fb=(97, 94), tile=(96, 32), values=vals)
+def test_shared_edge_of_tiles_that_do_not_touch_asserts(plan_11_7):
+    """``calc_shared_vert_edge``/``calc_shared_horiz_edge`` assert that the other tile's range
+    starts within the tile's extent; the model raises DriverAssertion naming the function."""
+    L = tu_calc_subsampled(plan_11_7)
+    a, far = L.tile(0, 0), L.tile(0, 3)
+    T, b_o = L.tile_size, L.bin_offset(0)
+    with pytest.raises(DriverAssertion, match="^calc_shared_vert_edge: "):
+        _shared_edge(a, far, 0, 1, T, b_o)
+    with pytest.raises(DriverAssertion, match="^calc_shared_horiz_edge: "):
+        _shared_edge(a, L.tile(3, 0), 0, 0, T, b_o)
 
 
-def test_11_13_apron_outside_the_image():
+def test_11_13_apron_outside_the_image(plan_11_13):
     """Driver finding (spec §11.13, SUSPECT): a corner apron next to a 1-px last column lies
     outside ``width0``; ``blit_subsampled_apron`` asserts on it.  The model reproduces it."""
-    p = plan_11_13()
+    p = plan_11_13
     assert [p.grid.cell(x, 2).frag_areas[0] for x in range(2)] == [(2, 2), (1, 4)]
     L = tu_calc_subsampled(p)
     assert (L.width0, L.height0) == (97, 94) and L.log == ()
@@ -203,16 +221,16 @@ def test_11_13_apron_outside_the_image():
     assert b in outside
 
 
-def test_apron_revision_older_equality_only():
+def test_apron_revision_older_equality_only(plan_11_13):
     """In 11.13, (0,1) ends at x = 96 where the diagonal (1,2) starts, but their y ranges
     [32,64) and [86,94) are apart: the newest revision (equality and overlap/touch) emits the
     corner blits, the older one (equality only) skips the pair, so it has no out-of-image dst."""
-    L = tu_calc_subsampled(plan_11_13())
+    L = tu_calc_subsampled(plan_11_13)
     new = tu_calc_subsampled_aprons(L, 0)
     old = tu_calc_subsampled_aprons(L, 0, revision="older")
     assert set(old) < set(new)
     pair = {(0, 1), (1, 2)}
     assert {frozenset((a.dst_tile, a.src_tile)) for a in set(new) - set(old)} == {frozenset(pair)}
     assert not [a for a in old if {a.dst_tile, a.src_tile} == pair]
-    with pytest.raises(ValueError):
+    with pytest.raises(ScenarioError, match="revision: must be one of newest, older"):
         tu_calc_subsampled_aprons(L, 0, revision="bogus")

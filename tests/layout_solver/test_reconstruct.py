@@ -1,6 +1,7 @@
 """CPU reconstruction of the subsampled path (layout_solver.reconstruct): sampling a subsampled
 image through the metadata, after the apron blits, differs from sampling the expanded image by no
-more than the fragment area explains (spec §7.6-7.8); a missing apron breaks that."""
+more than the fragment area explains (docs/spec/turnip-fdm-spec.md §7.6-7.8); a missing apron breaks
+that.  The spec's worked examples are fixtures of conftest.py."""
 
 from __future__ import annotations
 
@@ -11,18 +12,21 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
-from layout_helpers import plan, texel_values
-from test_metadata_aprons_examples import plan_11_13
-from test_solver_examples import plan_11_7, plan_11_9
 
 import fdm
 from fdm.cmath import F32
-from fdm.errors import ScenarioError
+from fdm.errors import DriverAssertion, ScenarioError
 from fdm.geometry import Rect
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario, parse_scenario
 from layout_solver import tu_calc_subsampled
-from layout_solver.metadata import ffma, layout_metadata, metadata_ubo, tu_get_subsampled_coordinates
+from layout_solver.metadata import (
+    UndefinedMetadataRead,
+    ffma,
+    layout_metadata,
+    metadata_ubo,
+    tu_get_subsampled_coordinates,
+)
 from layout_solver.reconstruct import (
     ADDRESSING,
     EMPTY,
@@ -69,15 +73,15 @@ def test_ffma_np_matches_scalar_model():
     c = np.append(c, [F32(1 + 2 ** -23), F32(2 ** -24), F32(2 ** -24)]).astype(np.float32)
     for fused in (True, False):
         got = ffma_np(a, b, c, fused)
-        want = np.array([ffma(x, y, z, fused) for x, y, z in zip(a, b, c, strict=False)], dtype=np.float32)
+        want = np.array([ffma(x, y, z, fused) for x, y, z in zip(a, b, c, strict=True)], dtype=np.float32)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), fused
     assert ffma_np(a[-3:], b[-3:], c[-3:], True).tolist() == [1 + 2 ** -23, 1.0, 1 + 2 ** -22]
 
 
 @pytest.mark.parametrize("fused", [True, False])
 @pytest.mark.parametrize("which", ["demo", "11.9"])
-def test_vectorised_transform_is_the_scalar_one(which, fused):
-    p, L = demo() if which == "demo" else (plan_11_9(), tu_calc_subsampled(plan_11_9()))
+def test_vectorised_transform_is_the_scalar_one(which, fused, plan_11_9):
+    p, L = demo() if which == "demo" else (plan_11_9, tu_calc_subsampled(plan_11_9))
     ubo = metadata_ubo(layout_metadata(L))
     W, H = p.scenario.framebuffer
     rng = np.random.default_rng(3)
@@ -86,9 +90,21 @@ def test_vectorised_transform_is_the_scalar_one(which, fused):
     for layer in range(p.scenario.views):
         su, sv = subsampled_coordinates(ubo, u, v, layer, fused=fused)
         z = [F32(layer)] if p.scenario.views > 1 else []
-        want = [tu_get_subsampled_coordinates(ubo, [a, b] + z, fused=fused) for a, b in zip(u, v, strict=False)]
+        want = [tu_get_subsampled_coordinates(ubo, [a, b] + z, fused=fused) for a, b in zip(u, v, strict=True)]
         assert np.array_equal(su, np.array([w[0] for w in want], dtype=np.float32))
         assert np.array_equal(sv, np.array([w[1] for w in want], dtype=np.float32))
+
+
+def test_vectorised_transform_refuses_what_the_shader_leaves_undefined():
+    """As the scalar model: f2u16 of a negative bin coordinate, a layer without metadata."""
+    _, L = demo()
+    ubo = metadata_ubo(layout_metadata(L))
+    with pytest.raises(DriverAssertion, match="^f2u16: "):
+        subsampled_coordinates(ubo, np.array([-0.5]), np.array([0.5]))
+    with pytest.raises(DriverAssertion, match="^f2u16: "):
+        tu_get_subsampled_coordinates(ubo, [F32(-0.5), F32(0.5), F32(0)])
+    with pytest.raises(UndefinedMetadataRead, match="^tu_get_subsampled_coordinates: "):
+        subsampled_coordinates(ubo, np.array([0.5]), np.array([0.5]), layer=5)
 
 
 def test_sampling_rules():
@@ -99,12 +115,16 @@ def test_sampling_rules():
     assert sample(img, x, y, "linear", "clamp_to_edge").tolist() == [0.0, 0.5, 0.0, 3.0]
     # (0.25, 0.5): 1/4 of the border column at x = -1; (2.0, 1.5): half border on the right
     assert sample(img, x, y, "linear", "clamp_to_border", 4.0).tolist() == [0.0, 0.5, 1.0, 3.5]
+    with pytest.raises(ScenarioError, match="^filter: must be one of nearest, linear"):
+        sample(img, x, y, "cubic", "clamp_to_edge")
+    with pytest.raises(ScenarioError, match="^addressing: must be one of clamp_to_edge, clamp_to_border"):
+        sample(img, x, y, "nearest", "repeat")
 
 
-def test_apron_blit_nearest_with_fractional_source():
+def test_apron_blit_nearest_with_fractional_source(plan_11_7):
     """§11.10: dst (192, 0, 2, 160) <- src x [288, 289): both apron columns take column 288;
     dst (286, 0, 2, 80) <- src x [188, 192): columns 189 and 191."""
-    p = plan_11_7()
+    p = plan_11_7
     rec = reconstruct_view(p, tu_calc_subsampled(p), 0)
     s = rec.subsampled
     assert np.array_equal(s[0:160, 192], s[0:160, 193]) and np.array_equal(s[0:160, 193], s[np.arange(160) // 2, 288])
@@ -246,9 +266,9 @@ def test_demo_dropping_all_aprons_fails():
             assert not r.ok and r.aprons.applied == 0
 
 
-def test_11_7_dropping_the_fa1_fa2_apron_fails():
+def test_11_7_dropping_the_fa1_fa2_apron_fails(plan_11_7):
     """§11.10: t->o apron (286, 0, 2, 80) <- [188,192) x [0,160) between (0,0) (fa 1) and (1,0)."""
-    p = plan_11_7()
+    p = plan_11_7
     L = tu_calc_subsampled(p)
     rec = reconstruct_view(p, L, 0)
     (i,) = [k for k, a in enumerate(rec.aprons) if a.dst_tile == (1, 0) and a.src_tile == (0, 0)]
@@ -259,8 +279,8 @@ def test_11_7_dropping_the_fa1_fa2_apron_fails():
 
 # -- (d) §11.7 ----------------------------------------------------------------------------------
 
-def test_11_7_largest_linear_edge_error():
-    p = plan_11_7()
+def test_11_7_largest_linear_edge_error(plan_11_7):
+    p = plan_11_7
     rec = reconstruct_view(p, tu_calc_subsampled(p), 0)
     for addressing in ADDRESSING:
         r = compare(rec, "linear", addressing)
@@ -272,8 +292,8 @@ def test_11_7_largest_linear_edge_error():
 
 # -- §11.13: aprons outside the image -----------------------------------------------------------
 
-def test_11_13_out_of_image_aprons_are_clipped_and_counted():
-    p = plan_11_13()
+def test_11_13_out_of_image_aprons_are_clipped_and_counted(plan_11_13):
+    p = plan_11_13
     rec = reconstruct_view(p, tu_calc_subsampled(p), 0)
     assert rec.apron_stats.dst_pixels_clipped > 0 and rec.apron_stats.src_reads_clamped > 0
     for filter, addressing in COMBOS:
@@ -282,8 +302,8 @@ def test_11_13_out_of_image_aprons_are_clipped_and_counted():
 
 # -- pictures -----------------------------------------------------------------------------------
 
-def test_reconstruction_images():
-    p = plan_11_7()
+def test_reconstruction_images(plan_11_7):
+    p = plan_11_7
     L = tu_calc_subsampled(p)
     im = reconstruction_images(p, L, 0)
     assert im.reconstructed.shape == im.error.shape == im.scene.shape == (600, 1000)
@@ -300,7 +320,7 @@ def test_apply_aprons_drop_forms():
     assert apply_aprons(rec.stored, rec.aprons, "all")[1].applied == 0
     assert not rec.contested.any() and rec.apron_stats.dst_pixels_over_tiles == 0
     assert apply_aprons(rec.stored, rec.aprons, [0, 1])[1].applied == n - 2
-    with pytest.raises(ValueError):
+    with pytest.raises(ScenarioError, match="^drop_apron: must be"):
         apply_aprons(rec.stored, rec.aprons, "some")
 
 
@@ -314,12 +334,12 @@ def without_band(rec, side, width):
     return xs[keep], ys[keep]
 
 
-def test_detached_top_edge_single_tile_row():
+def test_detached_top_edge_single_tile_row(make_plan):
     """FINDING: a framebuffer one tile high (1000 x 100, T = 192 x 160, fa (2,2)): every tile is
     both in the first row and a stick tile; get_default_tile_pos tests stick first, so the row is
     stored bottom-aligned at y = [50, 100) and rows [0, 50) are never written.  LINEAR within
     fa/2 = 1 px of the framebuffer's top edge reads them (NEAREST is unaffected)."""
-    p = plan(fb=(1000, 100), tile=(192, 160), constant=0.5, fdm_size=(32, 4))
+    p = make_plan(fb=(1000, 100), tile=(192, 160), constant=0.5, fdm_size=(32, 4))
     L = tu_calc_subsampled(p)
     assert {(side, gap) for _, side, gap in detached_image_edges(L, 0)} == {("top", 50)}
     rec = reconstruct_view(p, L, 0)
@@ -332,12 +352,12 @@ def test_detached_top_edge_single_tile_row():
         assert compare(rec, "nearest", addressing).ok
 
 
-def test_detached_right_bottom_edges_with_slop_but_no_offsets():
+def test_detached_right_bottom_edges_with_slop_but_no_offsets(make_plan):
     """FINDING: an image created with SUBSAMPLED + FDM_OFFSET has tile_align of slop (1096 x 632
     for 1000 x 600) but a pass without offsets (or with a shared viewport) gives the solver
     NULL offsets, so stick tiles end at W / H (fo = 0) instead of width0 / height0: LINEAR
     within fa/2 px of the right/bottom framebuffer edge blends the never-written slop."""
-    p = plan(constant=0.5, fdm_offset_create_flag=True)
+    p = make_plan(constant=0.5, fdm_offset_create_flag=True)
     L = tu_calc_subsampled(p)
     assert (L.width0, L.height0) == (1096, 632) and L.bin_offsets is None
     sides = {(side, gap) for _, side, gap in detached_image_edges(L, 0)}
@@ -352,21 +372,13 @@ def test_detached_right_bottom_edges_with_slop_but_no_offsets():
     assert compare(rec, "nearest", "clamp_to_edge").ok
 
 
-def plan_merged_stick():
-    """a740, 193 x 65, T = 96 x 32, FDM offsets (0, 0): rows 1-2 of columns 1 and 2 have fa
-    (1, 2) and are merged into one vertical tile that sticks to the bottom edge."""
-    vals = texel_values((193, 65), (6, 4), lambda x, y: [1.0, 1.0] if (y < 32 or x < 96) else [1.0, 0.5])
-    return plan(fb=(193, 65), tile=(96, 32), values=vals, fdm_offset_create_flag=True, fdm_offsets=[[0, 0]],
-                bin_merging="upstream")
-
-
-def test_merged_stick_tile_corner_apron_overwrites_a_neighbour():
+def test_merged_stick_tile_corner_apron_overwrites_a_neighbour(plan_merged_stick):
     """FINDING: with FDM offsets the merged stick tile (1,2) (cells (1,1)-(1,2), not subsampled)
     is stored bottom-aligned at y = [64, 97) although its bin starts at fb y = 32; the solver
     never compares two non-subsampled tiles, and its top-left corner apron from the diagonal
     tile (0,0), dst (94, 62, 2, 2), lands inside the stored pixels of (0,1) ([0,96) x [32,64)).
     NEAREST then reads (0,0)'s content at fb (94..96, 62..64): the stored image is corrupted."""
-    p = plan_merged_stick()
+    p = plan_merged_stick
     L = tu_calc_subsampled(p)
     assert L.tile(1, 2).subsampled_pos[0] == Rect(96, 64, 96, 33) and L.tile(1, 2).pos == (1, 1)
     assert L.tile(0, 1).subsampled_pos[0] == Rect(0, 32, 96, 32)
@@ -382,12 +394,12 @@ def test_merged_stick_tile_corner_apron_overwrites_a_neighbour():
         assert compare(rec, "nearest", addressing, exclude_contested=True).ok
 
 
-def test_merged_stick_tile_breaks_linear_at_a_skipped_edge():
+def test_merged_stick_tile_breaks_linear_at_a_skipped_edge(plan_merged_stick):
     """FINDING (same layout): (0,1) [0,96) x [32,64) and the merged (1,2) [96,192) x [64,97)
     touch at the corner (96, 64), so the newest apron code skips the pair as adjacent, but in
     the framebuffer they share the edge x = 96, y in [32, 64), where (1,2)'s content is 32 rows
     lower: LINEAR at (0,1)'s right edge reads the never-written texels at x = 96."""
-    p = plan_merged_stick()
+    p = plan_merged_stick
     L = tu_calc_subsampled(p)
     assert inconsistent_adjacent_tiles(L, 0) == (((0, 1), (1, 2), 0),)
     rec = reconstruct_view(p, L, 0)

@@ -1,23 +1,21 @@
-"""Worked examples of turnip-fdm-spec.md §11.7-11.9 for the subsampled layout solver
-(``tu_calc_subsampled``), with their exact numbers."""
+"""Worked examples of docs/spec/turnip-fdm-spec.md §11.7-11.9 for the subsampled layout solver
+(``tu_calc_subsampled``), with their exact numbers.  The scenarios: fixtures of conftest.py."""
 
 from __future__ import annotations
 
-from layout_helpers import plan, texel_values
+import attrs
 
 from fdm.geometry import Rect
-from layout_solver import APRON_SIZE, TU_SUBSAMPLED_MAX_BINS, aprons_intersect, get_default_tile_pos, tu_calc_subsampled
-
-
-def plan_11_7():
-    """a740, 1000x600, T = 192x160, column 0 fa (1,1), the others (2,2).  32-px FDM texels:
-    tile centres x = 96 (texel 3) for column 0 and >= 288 for the others."""
-    vals = texel_values((1000, 600), (32, 20), lambda x, y: 1.0 if x < 192 else 0.5)
-    return plan(values=vals)
-
-
-def plan_11_9():
-    return plan(constant=0.5, fdm_offset_create_flag=True, fdm_offsets=[[40, -16]])
+from fdm.plan import plan_render_pass
+from fdm.scenario import parse_scenario
+from layout_solver import (
+    APRON_SIZE,
+    TU_SUBSAMPLED_MAX_BINS,
+    SubsampledLayout,
+    aprons_intersect,
+    get_default_tile_pos,
+    tu_calc_subsampled,
+)
 
 
 def xs(layout, row):
@@ -59,8 +57,8 @@ def test_aprons_intersect_gap_of_four():
 
 # -- 11.7 --------------------------------------------------------------------------------------
 
-def test_11_7_final_layout():
-    L = tu_calc_subsampled(plan_11_7())
+def test_11_7_final_layout(plan_11_7):
+    L = tu_calc_subsampled(plan_11_7)
     assert L.solved and L.tile_count == (6, 4) and (L.width0, L.height0) == (1000, 600)
     for row in range(3):
         r = xs(L, row)
@@ -81,8 +79,8 @@ def test_11_7_final_layout():
             assert t.subsampled_pos[0].x % 96 == 0 and t.subsampled_pos[0].y % 32 == 0
 
 
-def test_11_7_solver_log_order():
-    L = tu_calc_subsampled(plan_11_7())
+def test_11_7_solver_log_order(plan_11_7):
+    L = tu_calc_subsampled(plan_11_7)
     assert all(e.kind == "shift" and e.axis == 0 for e in L.log)
     first = [(e.cell, e.rect.x) for e in L.log[:5]]
     assert first == [((1, 0), 288), ((1, 1), 288), ((2, 0), 480), ((3, 0), 672), ((4, 0), 864)]
@@ -90,8 +88,8 @@ def test_11_7_solver_log_order():
     assert sorted(e.cell for e in L.log) == sorted((x, y) for x in range(1, 5) for y in range(4))
 
 
-def test_11_7_fast_store():
-    L = tu_calc_subsampled(plan_11_7())
+def test_11_7_fast_store(plan_11_7):
+    L = tu_calc_subsampled(plan_11_7)
     for t in L.tiles:
         x, y = t.cell
         # column 0 via the first clause (no offsets, bin unscaled); columns 1-4 of rows 0-2 via
@@ -101,9 +99,9 @@ def test_11_7_fast_store():
 
 # -- 11.8 --------------------------------------------------------------------------------------
 
-def test_11_8_a_stick_tile_unsubsampled():
+def test_11_8_a_stick_tile_unsubsampled(make_plan, texel_values):
     vals = texel_values((962, 160), (31, 5), lambda x, y: 0.5 if x >= 960 else 1.0)
-    p = plan(fb=(962, 160), values=vals, fdm_size=None)
+    p = make_plan(fb=(962, 160), values=vals, fdm_size=None)
     assert [p.grid.cell(x, 0).frag_areas[0] for x in range(6)] == [(1, 1)] * 5 + [(2, 2)]
     L = tu_calc_subsampled(p)
     t4, t5 = L.tile(4, 0), L.tile(5, 0)
@@ -113,9 +111,9 @@ def test_11_8_a_stick_tile_unsubsampled():
     assert [(e.kind, e.cell) for e in L.log] == [("unsubsample", (5, 0))]
 
 
-def test_11_8_b_shift_impossible_chain():
+def test_11_8_b_shift_impossible_chain(make_plan, texel_values):
     vals = texel_values((384, 64), (12, 2), lambda x, y: 0.5 if 96 <= x < 288 else 1.0)
-    p = plan(fb=(384, 64), tile=(96, 64), values=vals)
+    p = make_plan(fb=(384, 64), tile=(96, 64), values=vals)
     assert [p.grid.cell(x, 0).frag_areas[0] for x in range(4)] == [(1, 1), (2, 2), (2, 2), (1, 1)]
     L = tu_calc_subsampled(p)
     assert [L.tile(x, 0).subsampled_pos[0].x for x in range(4)] == [0, 96, 192, 288]
@@ -126,8 +124,8 @@ def test_11_8_b_shift_impossible_chain():
 
 # -- 11.9 --------------------------------------------------------------------------------------
 
-def test_11_9_offset_layout():
-    L = tu_calc_subsampled(plan_11_9())
+def test_11_9_offset_layout(plan_11_9):
+    L = tu_calc_subsampled(plan_11_9)
     assert L.tile_count == (7, 5) and L.bin_offsets == ((152, 16),)
     assert (L.width0, L.height0) == (1096, 632)
     assert L.log == ()   # no conflicts
@@ -140,8 +138,8 @@ def test_11_9_offset_layout():
     assert L.tile(5, 3).subsampled_pos[0].x + 96 == L.width0
 
 
-def test_shared_viewport_offsets_version_skew():
-    p = plan(constant=0.5, fdm_offset_create_flag=True, fdm_offsets=[[40, -16]], writes_viewport_index=True)
+def test_shared_viewport_offsets_version_skew(make_plan):
+    p = make_plan(constant=0.5, fdm_offset_create_flag=True, fdm_offsets=[[40, -16]], writes_viewport_index=True)
     assert p.shared_viewport
     new = tu_calc_subsampled(p)                       # offsets treated as NULL
     old = tu_calc_subsampled(p, offsets_under_shared_viewport="real")
@@ -150,9 +148,9 @@ def test_shared_viewport_offsets_version_skew():
     assert old.tile(1, 1).subsampled_pos[0] == Rect(96, 160, 96, 80)
 
 
-def test_more_than_512_bins_no_subsampling():
+def test_more_than_512_bins_no_subsampling(make_plan):
     # a810: tile_align 32x16; 768x352 with 32x16 tiles = 24 x 22 = 528 bins
-    p = plan(gpu="a810", fb=(768, 352), tile=(32, 16), constant=0.5, fdm_size=(24, 11))
+    p = make_plan(gpu="a810", fb=(768, 352), tile=(32, 16), constant=0.5, fdm_size=(24, 11))
     assert p.grid.tile_count[0] * p.grid.tile_count[1] > TU_SUBSAMPLED_MAX_BINS
     L = tu_calc_subsampled(p)
     assert not L.solved and L.log == ()
@@ -162,13 +160,13 @@ def test_more_than_512_bins_no_subsampling():
 
 # -- hand-derived: shifts along y, diagonal first ----------------------------------------------
 
-def test_row0_unscaled_shifts_both_axes():
+def test_row0_unscaled_shifts_both_axes(make_plan, texel_values):
     """Row 0 fa (1,1), rows 1-3 (2,2).  Popping (0,0): the diagonal (1,1) touches its corner, the
     vertical-edge sweep comes first and shifts it right by 96; the horizontal sweep shifts (0,1)
     down by 32.  Each row-1 tile ends shifted right (by its diagonal upper-left neighbour) and
     down (by its upper neighbour); row 2 keeps its defaults (gap 48 below row 1)."""
     vals = texel_values((1000, 600), (32, 20), lambda x, y: 1.0 if y < 160 else 0.5)
-    L = tu_calc_subsampled(plan(values=vals))
+    L = tu_calc_subsampled(make_plan(values=vals))
     assert [L.tile(x, 1).subsampled_pos[0] for x in range(6)] == [
         Rect(0, 192, 96, 80), Rect(288, 192, 96, 80), Rect(480, 192, 96, 80), Rect(672, 192, 96, 80),
         Rect(864, 192, 96, 80), Rect(980, 192, 20, 80)]
@@ -179,14 +177,12 @@ def test_row0_unscaled_shifts_both_axes():
     assert len(L.log) == 10
 
 
-def test_multiview_views_independent():
+def test_multiview_views_independent(texel_values):
     """Two views: view 0 as in 11.7, view 1 unscaled everywhere.  Only view 0 is subsampled and
     shifted; view 1 keeps the unsubsampled rectangles; no tile with a scaled view qualifies for
     the fast store (subsampled_views != visible_views, HW bin scaling on)."""
     vals0 = texel_values((1000, 600), (32, 20), lambda x, y: 1.0 if x < 192 else 0.5)
     vals1 = texel_values((1000, 600), (32, 20), lambda x, y: 1.0)
-    from fdm.plan import plan_render_pass
-    from fdm.scenario import parse_scenario
     p = plan_render_pass(parse_scenario({
         "gpu": "a740", "framebuffer": [1000, 600], "tile_size": [192, 160], "bin_merging": "off", "views": 2,
         "density": {"format": "R32G32_SFLOAT", "views": [{"values": vals0}, {"values": vals1}]}}))
@@ -196,3 +192,20 @@ def test_multiview_views_independent():
     for t in L.tiles:
         assert t.subsampled_views == (0 if t.cell[0] == 0 else 1)
         assert t.fast_store == (t.cell[0] == 0)
+
+
+# -- the layout's cell index -------------------------------------------------------------------
+
+def test_evolved_layout_does_not_change_the_original(plan_11_7):
+    """``attrs.evolve`` with other tiles gives a layout whose ``tile(x, y)`` returns the new
+    tiles, and the original still returns its own (the cell index is built per instance, not
+    shared between the two)."""
+    L = tu_calc_subsampled(plan_11_7)
+    old = L.tile(1, 0)
+    assert old is not None
+    moved = attrs.evolve(old, subsampled_pos=(Rect(0, 0, 1, 1),))
+    E = attrs.evolve(L, tiles=tuple(moved if t.cell == old.cell else t for t in L.tiles))
+    assert isinstance(E, SubsampledLayout)
+    assert E.tile(1, 0) is moved
+    assert L.tile(1, 0) is old and L.tile(1, 0).subsampled_pos[0] == Rect(288, 0, 96, 80)
+    assert all(L.tile(*t.cell) is t for t in L.tiles)
