@@ -150,27 +150,33 @@ def _viewport(draw: st.DrawFn, W: int, H: int) -> list[int]:
 
 def scenario_dicts(*, allow_zero: bool = True, offsets: bool | None = None, gpus: Sequence[str] | None = None,
                    max_views: int = 6, max_tiles: int = 6, formats: Sequence[DensityFormat] | None = None,
-                   densities: Sequence[float] | None = None, merging: Sequence[MergingVariant] | None = None
-                   ) -> st.SearchStrategy[ScenarioDict]:
+                   densities: Sequence[float] | None = None, merging: Sequence[MergingVariant] | None = None,
+                   max_extra_texels: int = 3) -> st.SearchStrategy[ScenarioDict]:
     """Valid scenario dicts (``fdm.parse_scenario`` input).
 
     ``offsets``: None = sometimes, True = always (per-view offsets), False = never.
     ``allow_zero``: whether densities may be 0 (views dropped in a tile).
     ``gpus``: GPU names to draw from (default: all).  ``max_views`` in [1, 6], ``max_tiles``
     (tiles per axis) in [1, 64].  ``formats``, ``densities`` and ``merging`` restrict the
-    density format, the density components and the bin-merging variant.  Bad arguments raise
+    density format, the density components and the bin-merging variant; ``max_extra_texels``
+    (0..64) is how many texels per axis the density map may have beyond the fewest that cover
+    the framebuffer.  Bad arguments raise
     :class:`~fdm.errors.ScenarioError` when the strategy is built.
     """
     _check_args(gpus, max_views, max_tiles, formats, densities, merging)
+    if not 0 <= max_extra_texels <= 64:
+        raise ScenarioError("max_extra_texels", f"must be in [0, 64], got {max_extra_texels}")
     return _scenario_dicts(allow_zero=allow_zero, offsets=offsets, gpus=gpus, max_views=max_views,
                            max_tiles=max_tiles, formats=tuple(formats) if formats else FORMATS,
-                           densities=densities, merging=tuple(merging) if merging else MERGING)
+                           densities=densities, merging=tuple(merging) if merging else MERGING,
+                           max_extra_texels=max_extra_texels)
 
 
 @st.composite
 def _scenario_dicts(draw: st.DrawFn, *, allow_zero: bool, offsets: bool | None, gpus: Sequence[str] | None,
                     max_views: int, max_tiles: int, formats: Sequence[DensityFormat],
-                    densities: Sequence[float] | None, merging: Sequence[MergingVariant]) -> ScenarioDict:
+                    densities: Sequence[float] | None, merging: Sequence[MergingVariant],
+                    max_extra_texels: int) -> ScenarioDict:
     gpu = draw(st.sampled_from(sorted(gpus) if gpus else GPU_NAMES))
     g = GPUS[gpu]
     views = draw(st.integers(1, max_views))
@@ -207,7 +213,7 @@ def _scenario_dicts(draw: st.DrawFn, *, allow_zero: bool, offsets: bool | None, 
     elif ra == 2:
         d["render_areas"] = [_rect_in(draw, W, H) for _ in range(views)]
 
-    d["density"] = draw(density_maps(views, (W, H), allow_zero, formats, densities))
+    d["density"] = draw(density_maps(views, (W, H), allow_zero, formats, densities, max_extra_texels))
     return d
 
 

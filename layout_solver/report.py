@@ -60,12 +60,26 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return g
 
 
+#: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the
+#: reconstruction holds several whole-image float64 arrays per view (the 1920x1920 demo peaks
+#: near 1 GB, the bound), so larger passes get (a) and (b) only, and the summary says so
+MAX_RECONSTRUCTION_PIXELS = 1920 * 1920
+
+
+def reconstruction_drawn(plan: RenderPassPlan) -> bool:
+    """Whether :func:`layout_files` draws the (c) pictures for ``plan`` (memory bound)."""
+    w, h = plan.scenario.framebuffer
+    return w * h <= MAX_RECONSTRUCTION_PIXELS
+
+
 def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tuple[dict[str, bytes], str]:
     """Solve the subsampled layout of ``plan`` and draw, per view, (a) framebuffer bins,
     (b) the subsampled image and (c) the reconstruction and its error, as SVG and PNG, plus
     ``layout.txt`` and ``index.html``.  Returns the files (name -> bytes, nothing written yet)
-    and the one-line layout summary."""
+    and the one-line layout summary.  (c) is drawn only up to
+    :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels."""
     layout = tu_calc_subsampled(plan)
+    draw_c = reconstruction_drawn(plan)
     views = list(range(plan.scenario.views)) if views is None else list(views)
     pictures: list[tuple[str, Canvas, str]] = []
     outside = 0
@@ -75,13 +89,17 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
                        or a.dst.y + a.dst.h > layout.height0)
         pictures.append((f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"))
         pictures.append((f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image"))
-        if layout.solved:
+        if layout.solved and draw_c:
             pictures += _reconstruction(plan, layout, v)
     table = plan_table(plan)
     summary = layout_summary(layout)
     if outside:
         summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
                     f"(blit_subsampled_apron asserts; see docs/findings.md)")
+    if layout.solved and not draw_c:
+        w, h = plan.scenario.framebuffer
+        summary += (f"; reconstruction pictures (c) not drawn: {w}x{h} exceeds the "
+                    f"{MAX_RECONSTRUCTION_PIXELS}-pixel limit of the CPU reconstruction")
     files: dict[str, bytes] = {}
     rows: list[tuple[str, str]] = []
     for stem, canvas, caption in pictures:

@@ -30,7 +30,8 @@ from layout_solver.metadata import (
 GPUS = ["a650", "a730", "a740", "a750", "a810"]
 #: exact powers of two, values that round (0.3, 66/255, 0.6) and holes (0)
 DENSITIES = [1.0, 0.5, 0.25, 0.3, 66 / 255, 0.6, 0.0]
-SCENARIOS = scenario_dicts(gpus=GPUS, max_views=3, max_tiles=6, formats=["R32G32_SFLOAT"], densities=DENSITIES)
+SCENARIOS = scenario_dicts(gpus=GPUS, max_views=3, max_tiles=6, formats=["R32G32_SFLOAT"], densities=DENSITIES,
+                           max_extra_texels=7)  # up to 8 texels per axis: density changes within a row
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                              HealthCheck.filter_too_much])
