@@ -83,6 +83,7 @@ def test_plan_json_to_file(tmp_path):
     assert json.loads(out.read_text())["gpu"] == "a740"
 
 
+@pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
 def test_demo(tmp_path):
     r = run("demo", "--out", str(tmp_path / "demo"))
     assert r.returncode == 0, r.stderr

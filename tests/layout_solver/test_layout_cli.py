@@ -10,6 +10,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+import pytest
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEMO = os.path.join(REPO, "fdm", "data", "demo.toml")
 
@@ -42,6 +44,7 @@ def check_outputs(out):
     return refs
 
 
+@pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
 def test_layout_on_demo_writes_all_pictures(tmp_path):
     out = str(tmp_path / "layout")
     r = run("layout", DEMO, "--out", out)
@@ -53,6 +56,7 @@ def test_layout_on_demo_writes_all_pictures(tmp_path):
             assert f"{stem}_v{v}.svg" in refs and f"{stem}_v{v}.png" in refs
 
 
+@pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
 def test_demo_writes_pictures_and_index(tmp_path):
     out = str(tmp_path / "demo")
     r = run("demo", "--out", out)

@@ -144,6 +144,7 @@ def test_stores_cover_the_framebuffer_once():
 
 # -- (a) demo scenario ------------------------------------------------------------------------
 
+@pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
 @pytest.mark.parametrize("filter,addressing", COMBOS)
 def test_demo_error_within_bound(filter, addressing):
     for view in range(2):
@@ -243,6 +244,7 @@ def sampled_apron(rec):
     raise AssertionError("no such apron")
 
 
+@pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
 @pytest.mark.parametrize("view", [0, 1])
 def test_demo_dropping_one_apron_fails(view):
     p, L = demo()
@@ -256,6 +258,7 @@ def test_demo_dropping_one_apron_fails(view):
     assert reconstruction_error(p, L, view, "nearest", "clamp_to_edge", drop_apron=i, samples=20_000).ok
 
 
+@pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
 def test_demo_dropping_all_aprons_fails():
     p, L = demo()
     for view in range(2):
@@ -408,6 +411,7 @@ def test_merged_stick_tile_breaks_linear_at_a_skipped_edge(plan_merged_stick):
     assert not r.ok and 95.5 < r.worst_excess[0] < 96 and 32 <= r.worst_excess[1] < 64
 
 
+@pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
 def test_older_apron_revision_misses_corner_aprons_on_demo():
     """The older adjacency test (sailfish @ 9429b474: ``t.x + t.w == o.x`` only) skips corner
     pairs whose y ranges are apart, e.g. view 0 (2,2)/(3,0): their 2x2 corner aprons are missing

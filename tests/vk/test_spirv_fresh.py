@@ -19,6 +19,7 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 
+@pytest.mark.slow  # runs glslangValidator on every shader: CI and ./dev test only
 def test_recompiling_gives_the_committed_bytes(tmp_path):
     compiler = build_spirv.find_compiler()
     if compiler is None:
