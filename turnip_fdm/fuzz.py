@@ -110,13 +110,20 @@ def _paths(d: Json, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
 
 
 def _set(d: Json, path: tuple[Any, ...], value: Json) -> Json:
+    """``d`` with the value at ``path`` replaced; where an earlier mutation removed the path,
+    the value goes to the top level under the path's first key instead."""
     if not path:
         return value
     d = json.loads(json.dumps(d))
     cur = d
-    for p in path[:-1]:
-        cur = cur[p]
-    cur[path[-1]] = value
+    try:
+        for p in path[:-1]:
+            cur = cur[p]
+        cur[path[-1]] = value
+    except (KeyError, IndexError, TypeError):
+        if not isinstance(d, dict):
+            return value
+        d[str(path[0])] = value
     return d
 
 
