@@ -34,6 +34,12 @@ class GpuProfile:
     gmem_align_h: int = 4
 
     @property
+    def has_lrz_dir_tracking(self) -> bool:
+        """``has_lrz_dir_tracking`` (freedreno_devices.py, pop-os @ 26e5c1f9): set in
+        ``a6xx_gen3``, ``a6xx_gen4`` and ``a7xx_base`` (which a8xx inherits), not in gen1/gen2."""
+        return self.chip >= 7 or self.generation in ("a6xx_gen3", "a6xx_gen4")
+
+    @property
     def tile_align(self) -> tuple[int, int]:
         return (self.tile_align_w, self.tile_align_h)
 
@@ -77,30 +83,62 @@ def get_gpu(name: str, field: str = "gpu") -> GpuProfile:
     return profiles[key]
 
 
-def gmem_budget(gpu: GpuProfile, avoid_ccu: bool = True) -> int:
-    """GMEM bytes available to attachments (``fd6_calc_gmem_cache_offsets``,
-    src/freedreno/common/fd6_gmem_cache.h, and ``tu_render_pass_gmem_config``).
+@attrs.frozen(kw_only=True)
+class GmemCacheConfig:
+    """The GMEM-mode cache layout turnip computes once per device
+    (``fd6_calc_gmem_cache_offsets``, src/freedreno/common/fd6_gmem_cache.h, sailfish @ 04f9a827,
+    called from ``tu_physical_device_init``, tu_device.cc, pop-os @ 8afad928)."""
 
-    FDM passes always use the ``TU_GMEM_LAYOUT_AVOID_CCU`` layout, whose budget ends where the
-    colour CCU cache starts.  a6xx/a7xx gen1-2: the colour cache takes
-    ``num_ccu * 64K / fraction`` (fraction 4 on a6xx, 8 on a7xx) at the top of GMEM; a7xx gen3
-    first carves ``num_ccu * 48K`` of VPC attribute buffer; a8xx carves, per CCU, the VPC
-    position/attribute buffers, then the colour (16K) and depth (256K) caches.
+    usable: int             # usable_gmem_size_gmem: the FULL layout's budget
+    color_ccu_offset: int   # config_gmem.color_ccu_offset: the AVOID_CCU layout's budget
+    depth_ccu_offset: int   # config_gmem.depth_ccu_offset (0 where the chip keeps depth out of GMEM)
+
+    @property
+    def depth_cache(self) -> tuple[int, int]:
+        """``[start, end)`` of the depth CCU cache inside GMEM in GMEM mode (empty before a8xx:
+        ``emit_rb_ccu_cntl`` places it at ``depth_ccu_offset`` up to the colour cache on a8xx)."""
+        if self.depth_ccu_offset == 0:
+            return (0, 0)
+        return (self.depth_ccu_offset, self.color_ccu_offset)
+
+
+def fd6_calc_gmem_cache_offsets(gpu: GpuProfile) -> GmemCacheConfig:
+    """``fd6_calc_gmem_cache_offsets`` for GMEM mode (src/freedreno/common/fd6_gmem_cache.h,
+    sailfish @ 04f9a827; per-chip sizes from freedreno_devices.py, pop-os @ 26e5c1f9).
+
+    a6xx and a7xx gen1-2: the colour cache takes ``num_ccu * 64K >> fraction`` (QUARTER on
+    a6xx, EIGHTH on a7xx) at the top of GMEM; usable = all of GMEM.  a7xx gen3 (a750) first
+    carves ``num_ccu * 48K`` of VPC attribute buffer; usable ends there.  a8xx carves
+    downward from the top, ``num_ccu`` copies each: the VPC bv_pos, attribute and position
+    buffers, the colour cache (16K), the depth cache (256K); usable = ``depth_ccu_offset``.
     """
     g = gpu.gmem_size
+    n = gpu.num_ccu
     if gpu.chip == 8:
         if gpu.name == "a810":
             bv_pos, attr, pos = 20480, 16384, 12288
         else:
             bv_pos, attr, pos = 32768, 49152, 24576
-        color_ccu_offset = g - gpu.num_ccu * (bv_pos + attr + pos)
-        usable = color_ccu_offset - gpu.num_ccu * (16384 + 262144)
-        return min(usable, color_ccu_offset) if avoid_ccu else usable
+        vpc_pos_buf_offset = g - n * (bv_pos + attr + pos)
+        color_ccu_offset = vpc_pos_buf_offset - n * 16384
+        depth_ccu_offset = color_ccu_offset - n * 262144
+        return GmemCacheConfig(usable=depth_ccu_offset, color_ccu_offset=color_ccu_offset,
+                               depth_ccu_offset=depth_ccu_offset)
     fraction = 8 if gpu.chip == 7 else 4
-    color_cache_gmem = gpu.num_ccu * 64 * 1024 // fraction
-    if gpu.generation == "a7xx_gen3":
-        usable = g - gpu.num_ccu * 0xC000
-    else:
-        usable = g
-    color_ccu_offset = usable - color_cache_gmem
-    return min(usable, color_ccu_offset) if avoid_ccu else usable
+    color_cache_gmem = n * 64 * 1024 // fraction
+    usable = g - n * 0xC000 if gpu.generation == "a7xx_gen3" else g
+    return GmemCacheConfig(usable=usable, color_ccu_offset=usable - color_cache_gmem, depth_ccu_offset=0)
+
+
+def gmem_budget(gpu: GpuProfile, avoid_ccu: bool = True) -> int:
+    """GMEM bytes available to attachments: ``tu_render_pass_gmem_config`` (tu_pass.cc, pop-os @
+    c02c8b9f) takes ``usable_gmem_size_gmem`` for ``TU_GMEM_LAYOUT_FULL`` and
+    ``config_gmem.color_ccu_offset`` for ``TU_GMEM_LAYOUT_AVOID_CCU``, with no ``MIN2``.
+
+    FDM passes always use AVOID_CCU (``tu_choose_gmem_layout``, tu_clear_blit.cc, pop-os @
+    4ff7b570: ``pass->has_fdm``).  On a8xx that budget is *larger* than FULL's: it reaches over
+    the depth CCU cache, which sits between ``depth_ccu_offset`` and ``color_ccu_offset`` in
+    GMEM mode (docs/findings.md, finding l).
+    """
+    cfg = fd6_calc_gmem_cache_offsets(gpu)
+    return cfg.color_ccu_offset if avoid_ccu else cfg.usable

@@ -6,6 +6,7 @@ import attrs
 
 from .errors import ScenarioError
 from .gpu import GpuProfile, gmem_budget
+from .lrz import LrzPassState, max_fdm_extra_size, tu_lrz_init_state
 from .options import MERGING_VARIANTS, choice
 from .patch import BlitRects, FsParams, ViewportPatch, ViewportState, blit_rects, fs_params, patch_slots, viewport_state
 from .scenario import Scenario
@@ -15,7 +16,6 @@ from .tile_select import (
     bin_is_scaled,
     bin_scale_en,
     common_bin_start,
-    disable_lrz,
     force_lrz_dis,
     foveat,
     hw_slots,
@@ -61,7 +61,7 @@ class TilePlan:
     bin_is_scaled: bool
     bin_scale_en: bool
     foveat: Foveat
-    lrz: bool                      # LRZ left enabled for this tile
+    lrz: bool                      # LRZ in effect for this tile: the pass's LRZ state and no force_lrz_dis
     force_lrz_dis: bool            # GRAS_SC_BIN_CNTL.force_lrz_dis as emitted (a7xx+)
     window_scissor: tuple[Pair, Pair]
     fast_store: bool
@@ -90,6 +90,21 @@ class RenderPassPlan:
     pass_state: PassState
     binning: BinningPlan
     tiles: tuple[TilePlan, ...]
+    lrz: LrzPassState              # tu_lrz_init_state: LRZ for the whole pass
+
+
+def max_tile_size(sc: Scenario) -> Pair:
+    """The tile-size bound of the tile walk: ``tile_max`` of the GPU, capped by the framebuffer's
+    ``max_tile_{w,h}_constraint`` (tu_util.cc ``tu_tiling_config_update_tile_layout``, the
+    constraint set in ``tu_CreateFramebuffer`` from a depth image created with the FDM-offset
+    flag: its LRZ over-allocation, :func:`fdm.lrz.max_fdm_extra_size`).  The depth image is
+    taken to have the pass's largest sample count and one layer per view."""
+    gpu = sc.gpu
+    if not sc.fdm_offset_create_flag or sc.depth_load_op == "none":
+        return (gpu.tile_max_w, gpu.tile_max_h)
+    samples = max(a.samples for a in sc.attachments)
+    cw, ch = max_fdm_extra_size(gpu, sc.framebuffer[0], sc.framebuffer[1], samples, max(sc.views, 1))
+    return (min(gpu.tile_max_w, cw), min(gpu.tile_max_h, ch))
 
 
 def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
@@ -107,7 +122,7 @@ def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
         if gm.gmem_pixels == 0:
             raise ScenarioError("attachments", "do not fit in GMEM: turnip renders this pass in sysmem, "
                                                "where FDM is not applied per bin")
-        t = select_tile_size(sc.framebuffer, gm.tile_align, (gpu.tile_max_w, gpu.tile_max_h), gm.gmem_pixels,
+        t = select_tile_size(sc.framebuffer, gm.tile_align, max_tile_size(sc), gm.gmem_pixels,
                              max(sc.views, 1), True)
         if t is None:
             raise ScenarioError("attachments", "no tile size fits GMEM: turnip renders this pass in sysmem")
@@ -149,19 +164,20 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan:
     binning = BinningPlan(bins=bbins, window_scissor=bws,
                           slots=patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros))
 
+    lrz = tu_lrz_init_state(gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
     tiles: list[TilePlan] = []
     for cell in walk_order(tiling.vsc):
         t = grid.cell(*cell)
         if not t.is_root or t.visible_views == 0:
             continue
-        tiles.append(_tile_plan(len(tiles), t, st, vs, sc, bin_offsets))
+        tiles.append(_tile_plan(len(tiles), t, st, vs, sc, bin_offsets, lrz))
     return RenderPassPlan(scenario=sc, gmem=gm, tiling=tiling, viewport_state=vs, shared_viewport=shared,
                           fdm_offsets=sc.fdm_offsets, bin_offsets=bin_offsets, grid=grid, pass_state=st,
-                          binning=binning, tiles=tuple(tiles))
+                          binning=binning, tiles=tuple(tiles), lrz=lrz)
 
 
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,
-               bin_offsets: tuple[Pair, ...]) -> TilePlan:
+               bin_offsets: tuple[Pair, ...], lrz: LrzPassState) -> TilePlan:
     b_cs = common_bin_start(t, st)
     bins = view_bins(t, st)
     _, hw_offs = hw_slots(t, st)
@@ -172,12 +188,12 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
                  offset=tu_fdm_per_bin_offset(t.frag_areas[v], bins[v][:2], b_cs), hw_offset=view_hw[v],
                  bin_offset=bin_offsets[v] if shifted else (0, 0))
         for v in range(st.views))
-    lrz_off = disable_lrz(t, st)
     return TilePlan(
         index=index, pos=t.pos, extent=t.sysmem_extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
         slot_mask=t.slot_mask, visible_views=t.visible_views, common_bin_start=b_cs, views=views,
         bin_is_scaled=bin_is_scaled(t, st), bin_scale_en=bin_scale_en(t, st), foveat=foveat(t, st),
-        lrz=not lrz_off, force_lrz_dis=force_lrz_dis(t, st), window_scissor=window_scissor(t, st),
+        lrz=lrz.valid and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
+        window_scissor=window_scissor(t, st),
         fast_store=use_fast_store(t, st),
         slots=patch_slots(vs, sc.viewports, sc.scissors, t.frag_areas, bins, b_cs, view_hw),
         fs_params=fs_params(t.frag_areas, bins, b_cs),

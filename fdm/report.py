@@ -74,6 +74,8 @@ def plan_json(plan: RenderPassPlan) -> dict[str, Any]:
         "fdm_offsets": [list(u) for u in plan.fdm_offsets] if plan.fdm_offsets is not None else None,
         "bin_offsets": [list(b) for b in plan.bin_offsets],
         "bin_merging": sc.bin_merging,
+        "depth_load_op": sc.depth_load_op,
+        "lrz": {"valid": plan.lrz.valid, "reason": plan.lrz.reason},
         "binning_pass": {"bins": [list(b) for b in plan.binning.bins],
                          "window_scissor": [list(plan.binning.window_scissor[0]), list(plan.binning.window_scissor[1])],
                          "slots": [_slot_json(s) for s in plan.binning.slots]},

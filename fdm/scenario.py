@@ -22,6 +22,7 @@ from .density import DensityMap, constant_layer, encode_layer, radial_layer
 from .errors import ScenarioError
 from .geometry import Rect
 from .gpu import GpuProfile, get_gpu
+from .lrz import DEPTH_LOAD_OPS, DepthLoadOp
 from .options import DENSITY_FORMATS, MERGING_VARIANTS, MergingVariant, choice
 from .turnip import MAX_VIEWPORT_SIZE, MAX_VIEWS, TU_FDM_OFFSET_GRANULARITY
 
@@ -93,6 +94,8 @@ class Scenario:
     multiview_per_view_viewports: bool = False
     render_areas: tuple[Rect, ...] = ()
     bin_merging: MergingVariant = "upstream"
+    #: the depth attachment's load op (``none``: no depth attachment), for ``tu_lrz_init_state``
+    depth_load_op: DepthLoadOp = "clear"
     viewports: tuple[Viewport, ...] = ()
     scissors: tuple[Rect, ...] = ()
     name: str = "scenario"
@@ -430,7 +433,7 @@ def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: 
 
 TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", "fdm_offset_create_flag",
              "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
-             "bin_merging", "viewports", "scissors", "density", "expect")
+             "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op")
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
@@ -511,6 +514,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
         render_areas = tuple(_rect(r, f"render_areas[{i}]", fb) for i, r in enumerate(items))
 
     merging = choice("bin_merging", d.get("bin_merging", "upstream"), MERGING_VARIANTS)
+    depth_load_op = choice("depth_load_op", d.get("depth_load_op", "clear"), DEPTH_LOAD_OPS)
 
     n_slots = views if (qcom_pvv and not writes_vpi) else None
     viewports: tuple[Viewport, ...] = (Viewport(0.0, 0.0, float(fb[0]), float(fb[1])),)
@@ -543,7 +547,8 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
     return Scenario(gpu=gpu, framebuffer=fb, views=views, density=density, tile_size=tile_size,
                     attachments=attachments, fdm_offset_create_flag=create_flag, fdm_offsets=offsets,
                     writes_viewport_index=writes_vpi, multiview_per_view_viewports=qcom_pvv,
-                    render_areas=render_areas, bin_merging=merging, viewports=viewports, scissors=scissors,
+                    render_areas=render_areas, bin_merging=merging, depth_load_op=depth_load_op,
+                    viewports=viewports, scissors=scissors,
                     name=name)
 
 

@@ -130,8 +130,18 @@ def window_scissor(tile: TileConfig, st: PassState) -> tuple[Pair, Pair]:
 
 def use_fast_store(tile: TileConfig, st: PassState, subsampled_views: int = 0,
                    subsampled_border: bool = False) -> bool:
-    """The a7xx per-tile store predicate: ``(!fdm_offsets && !bin_scale_en) ||
+    """Whether the tile's attachments take the fast (unscaled, ``BLIT_EVENT_STORE``) store path.
+
+    ``tu_store_gmem_attachment`` (tu_clear_blit.cc, pop-os @ 4ff7b570) allows the fast path in
+    an FDM pass only ``CHIP >= A7XX``; there ``tu6_emit_tile_select`` (tu_cmd_buffer.cc, pop-os
+    @ 4ff7b570) sets the FAST_STORE predicate per tile to ``(!fdm_offsets && !bin_scale_en) ||
     (subsampled_views == visible_views && !subsampled_border)`` (modelled as written; see
-    docs/findings.md for the scaled-without-HW-scaling case)."""
+    docs/findings.md for the scaled-without-HW-scaling case).  On a6xx every store of an FDM
+    pass is the scaled A2D/3D blit and no predicate is emitted.  The per-attachment conditions
+    of the fast path (aligned store, matching mutability, no D24S8-to-S8 resolve, a format
+    ``blit_can_resolve`` takes) are not modelled: the scenario's attachments are taken to meet
+    them (docs/decisions.md)."""
+    if st.chip < 7:
+        return False
     return ((st.fdm_offsets is None and not bin_scale_en(tile, st))
             or (subsampled_views == tile.visible_views and not subsampled_border))

@@ -3,11 +3,15 @@
 Registered by the command-line shell (``turnip_fdm.cli``); the handler raises the refusals of
 :mod:`fdm.errors` (a bad flag is a :class:`~fdm.errors.ScenarioError`, a driver assertion on the
 scenario a :class:`~fdm.errors.DriverAssertion`) and never prints error lines itself.
+
+``--json`` prints :func:`layout_solver.layout_json.layout_json` to standard output and writes no
+file; ``--out`` (the picture directory) is refused with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from typing import Any
 
 from fdm.errors import ScenarioError
@@ -15,23 +19,36 @@ from fdm.outputs import check_output_dir, write_files
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario
 
+from .layout_json import layout_json
 from .report import layout_files
+from .solver import tu_calc_subsampled
 
 SubParsers = Any  # argparse._SubParsersAction (a private class)
 
+#: picture directory when ``--out`` is not given
+DEFAULT_OUT = "out/layout"
+
 
 def cmd_layout(args: argparse.Namespace) -> int:
-    check_output_dir("--out", args.out)
+    if args.json and args.out is not None:
+        raise ScenarioError("--out", "names the picture directory, and --json writes no pictures: the JSON "
+                                     "document goes to standard output (redirect it to a file)")
+    out = DEFAULT_OUT if args.out is None else args.out
+    if not args.json:
+        check_output_dir("--out", out)
     plan = plan_render_pass(load_scenario(args.scenario))
     views = None
     if args.view is not None:
         if not 0 <= args.view < plan.scenario.views:
             raise ScenarioError("--view", f"must be in [0, {plan.scenario.views - 1}], got {args.view}")
         views = [args.view]
+    if args.json:
+        print(json.dumps(layout_json(plan, tu_calc_subsampled(plan), views), indent=1))
+        return 0
     files, summary = layout_files(plan, views)
-    written = write_files("--out", args.out, files)
+    written = write_files("--out", out, files)
     print(summary)
-    print(f"wrote {len(written)} files to {args.out} (open {args.out}/index.html)")
+    print(f"wrote {len(written)} files to {out} (open {out}/index.html)")
     return 0
 
 
@@ -40,8 +57,12 @@ def register(sub: SubParsers) -> None:
     p = sub.add_parser("layout", help="solve the subsampled-image layout and draw it",
                        description="Solve turnip's subsampled-image layout for a scenario and write SVG and PNG "
                                    "pictures of (a) the framebuffer bins, (b) the subsampled image with aprons, "
-                                   "(c) the reconstruction and its error, with an index.html.")
+                                   "(c) the reconstruction and its error, with an index.html; or, with --json, "
+                                   "print the layout, its metadata and apron blits as one JSON document "
+                                   "(docs/layout-json.md).")
     p.add_argument("scenario", help="scenario file (.toml or .json)")
-    p.add_argument("--out", default="out/layout", metavar="DIR", help="output directory (default: out/layout)")
+    p.add_argument("--out", metavar="DIR", help=f"output directory (default: {DEFAULT_OUT}); not with --json")
     p.add_argument("--view", type=int, metavar="N", help="only this view")
+    p.add_argument("--json", action="store_true",
+                   help="print the layout as JSON to standard output instead of writing pictures")
     p.set_defaults(func=cmd_layout)

@@ -27,7 +27,10 @@ float32); an inline table ``{approx = X, tol = T}`` matches ``|actual - X| <= T`
                               ``raw_frag_area`` (``fdm.density.raw_frag_area``);
   ``isotropic_sfloat_scan``   ``[first_k, last_k, [fw, fh]]`` runs of ``tu_calc_frag_area`` for the
                               isotropic R32G32_SFLOAT densities ``k/1000``, k = 1..1000, with the
-                              scenario's tile size, view count and offsets.
+                              scenario's tile size, view count and offsets;
+  ``gmem_cache``              the GPU's GMEM-mode cache layout (``fd6_calc_gmem_cache_offsets``):
+                              ``usable``, ``color_ccu_offset``, ``depth_ccu_offset``,
+                              ``depth_cache`` ([start, end)), ``budget_avoid_ccu``, ``budget_full``.
 ``layout`` (``layout_solver.tu_calc_subsampled`` of the plan; aprons and reconstruction of view 0):
   ``width0``, ``height0``, ``solved``, ``log`` (solver events), ``shifts``, ``unsubsample_steps``,
   ``border_tiles`` (counts), ``tile["x,y"]`` (SubsampledTile of root cell x, y),
@@ -54,6 +57,7 @@ import pytest
 
 from fdm.density import DensityMap, encode_layer, raw_frag_area
 from fdm.geometry import Rect
+from fdm.gpu import fd6_calc_gmem_cache_offsets, gmem_budget
 from fdm.plan import RenderPassPlan, plan_render_pass
 from fdm.report import plan_json
 from fdm.scenario import parse_scenario
@@ -147,8 +151,14 @@ def derived_doc(plan: RenderPassPlan) -> Lazy:
                 runs.append([int(k), int(k), fa_j])
         return runs
 
+    def gmem_cache() -> dict[str, Any]:
+        cfg = fd6_calc_gmem_cache_offsets(sc.gpu)
+        return {"usable": cfg.usable, "color_ccu_offset": cfg.color_ccu_offset,
+                "depth_ccu_offset": cfg.depth_ccu_offset, "depth_cache": list(cfg.depth_cache),
+                "budget_avoid_ccu": gmem_budget(sc.gpu), "budget_full": gmem_budget(sc.gpu, avoid_ccu=False)}
+
     return Lazy({"nonempty_scissor_tiles": nonempty_scissor_tiles, "texel": texel,
-                 "isotropic_sfloat_scan": isotropic_sfloat_scan})
+                 "isotropic_sfloat_scan": isotropic_sfloat_scan, "gmem_cache": gmem_cache})
 
 
 FB_EDGE_BAND = 1.0

@@ -5,21 +5,40 @@ from __future__ import annotations
 
 import pytest
 
+from fdm import make_scenario, plan_render_pass
 from fdm.gpu import gmem_budget, gpu_profiles
 from fdm.tiling import gmem_config, pipe_layout, select_tile_size, tile_count, vsc_config, walk_order
 
-# AVOID_CCU budgets: gmem - colour CCU share (num_ccu * 64K / 4 on a6xx, / 8 on a7xx);
-# a750 first loses num_ccu * 48K of VPC attribute buffer; a8xx carve VPC buffers + caches.
+# AVOID_CCU budgets = config_gmem.color_ccu_offset: gmem - colour CCU share (num_ccu * 64K / 4
+# on a6xx, / 8 on a7xx); a750 first loses num_ccu * 48K of VPC attribute buffer; a8xx carves the
+# VPC buffers (bv_pos, attr, pos) and then the colour cache: the depth cache below it is *not*
+# taken off (finding l).
 BUDGETS = {"a618": 524288 - 16384, "a630": 1048576 - 32768, "a650": 1179648 - 49152,
            "a660": 1572864 - 49152, "a690": 4194304 - 131072, "a730": 2097152 - 32768,
            "a740": 3145728 - 49152, "a750": 3145728 - 6 * 49152 - 49152,
-           "a810": 589824 - (20480 + 16384 + 12288 + 16384 + 262144),
-           "a830": 12582912 - 6 * (32768 + 49152 + 24576 + 16384 + 262144)}
+           "a810": 589824 - (20480 + 16384 + 12288 + 16384),
+           "a830": 12582912 - 6 * (32768 + 49152 + 24576 + 16384)}
 
 
 @pytest.mark.parametrize("name", sorted(BUDGETS))
 def test_gmem_budget_avoid_ccu(name):
     assert gmem_budget(gpu_profiles()[name]) == BUDGETS[name]
+
+
+def test_a8xx_avoid_ccu_budget_regression():
+    """Issue 8 item 1.  tu_render_pass_gmem_config (tu_pass.cc, pop-os @ c02c8b9f) budgets
+    ``layout == TU_GMEM_LAYOUT_FULL ? usable_gmem_size_gmem : config_gmem.color_ccu_offset`` and
+    tu_choose_gmem_layout (tu_clear_blit.cc, pop-os @ 4ff7b570) picks AVOID_CCU for every FDM
+    pass; fd6_calc_gmem_cache_offsets (fd6_gmem_cache.h, sailfish @ 04f9a827) makes a810's
+    color_ccu_offset 589824 - (20480 + 16384 + 12288) - 16384 = 524288 and its usable size
+    (depth_ccu_offset) 524288 - 262144 = 262144.  The model budgeted 262144 before: a 1000x600
+    pass with two 4-byte attachments got 256x128 tiles where the driver picks 256x208."""
+    a810 = gpu_profiles()["a810"]
+    assert gmem_budget(a810) == 524288 and gmem_budget(a810, avoid_ccu=False) == 262144
+    # 524288 / (2 attachments * 4 bytes) = 65536 pixels; 1000x600 -> 256x208 (4x3 tiles)
+    sc = make_scenario(gpu="a810", framebuffer=(1000, 600),
+                       density={"views": [{"generator": "constant", "size": [32, 20], "density": 1.0}]})
+    assert plan_render_pass(sc).tiling.tile_size == (256, 208)
 
 
 def test_gmem_pixels_a740_two_rgba8():

@@ -1,0 +1,138 @@
+"""The machine-readable layout: ``turnip-fdm layout SCENARIO --json``.
+
+:func:`layout_json` turns a solved (or unsolved) :class:`~layout_solver.solver.SubsampledLayout`
+into a plain JSON-able document: per view, the metadata header and bins written by
+``tu_emit_subsampled_metadata`` (:func:`layout_solver.metadata.tu_emit_subsampled_metadata`),
+where each rendered tile is stored (``subsampled_pos[view]`` of ``tu_calc_subsampled``) and the
+apron blits of ``tu_calc_subsampled_aprons``.  The schema, field by field: docs/layout-json.md.
+
+Every metadata number is the float32 the driver writes, given as the Python ``float`` (an IEEE
+double) equal to it: the conversion float32 -> double is exact and ``json`` prints a float as the
+shortest decimal that reads back as that double, so ``numpy.float32(value)`` of the parsed
+number is the driver's value bit for bit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from fdm.errors import ScenarioError
+from fdm.geometry import Rect
+from fdm.plan import RenderPassPlan
+
+from .aprons import AprBlit, tu_calc_subsampled_aprons
+from .metadata import LAYER_VEC4S, LayerMetadata, MetadataBin, Scalar, tu_emit_subsampled_metadata
+from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, SubsampledTile
+
+Pair = tuple[int, int]
+JsonDoc = dict[str, Any]
+
+
+def f32_json(x: Scalar) -> float:
+    """A float32 metadata value as the double equal to it (exact: every float32 is a double)."""
+    return float(np.float32(x))
+
+
+def _pair(p: Sequence[int]) -> list[int]:
+    return [int(p[0]), int(p[1])]
+
+
+def _rect(r: Rect) -> list[int]:
+    return [r.x, r.y, r.w, r.h]
+
+
+def _bin_values(b: MetadataBin) -> JsonDoc:
+    return {"scale": [f32_json(b.scale[0]), f32_json(b.scale[1])],
+            "offset": [f32_json(b.offset[0]), f32_json(b.offset[1])]}
+
+
+def _header(m: LayerMetadata) -> JsonDoc:
+    h = m.header
+    return {"scale": [f32_json(h.scale[0]), f32_json(h.scale[1])],
+            "offset": [f32_json(h.offset[0]), f32_json(h.offset[1])],
+            "bin_stride": h.bin_stride}
+
+
+def _metadata_slots(layout: SubsampledLayout) -> dict[Pair, list[int]]:
+    """Root cell -> the metadata bin indices (``y * TCw + x``, row-major) of every cell of its
+    group: ``tu_emit_subsampled_metadata`` writes the root's values into each of them."""
+    tcw, tch = layout.tile_count
+    grid = layout.plan.grid
+    slots: dict[Pair, list[int]] = {}
+    for y in range(tch):
+        for x in range(tcw):
+            slots.setdefault(grid.root(x, y).cell, []).append(y * tcw + x)
+    return slots
+
+
+def _tile_json(t: SubsampledTile, view: int, m: LayerMetadata, slots: Sequence[int]) -> JsonDoc:
+    values = {m.bins[j] for j in slots}
+    if len(values) != 1:
+        raise AssertionError(f"tile {t.cell}: the cells of one group carry different metadata bins "
+                             "(a bug of the model)")
+    fa = t.frag_areas[view]
+    return {
+        "cell": _pair(t.cell),
+        "first_cell": _pair(t.pos),
+        "extent": _pair(t.extent),
+        "pos": _rect(t.stored_pos(view)),
+        "subsampled": t.is_subsampled(view),
+        "frag_area": _pair(fa),
+        "effective_frag_area": _pair(t.effective_frag_area(view)),
+        **_bin_values(m.bins[slots[0]]),
+        "metadata_bins": list(slots),
+    }
+
+
+def _apron_json(a: AprBlit) -> JsonDoc:
+    return {"src": [float(v) for v in a.src], "dst": _rect(a.dst), "edge": a.edge,
+            "dst_cell": _pair(a.dst_tile), "src_cell": _pair(a.src_tile)}
+
+
+def _view_json(layout: SubsampledLayout, view: int, slots: dict[Pair, list[int]]) -> JsonDoc:
+    m = tu_emit_subsampled_metadata(layout, view)
+    doc: JsonDoc = {
+        "view": view,
+        "layer": m.layer,
+        "ubo_base": m.layer * LAYER_VEC4S,
+        "image": [layout.width0, layout.height0],
+        "bin_offset": None if m.fallback else _pair(layout.emit_bin_offset(view)),
+        "header": _header(m),
+        "bins_written": len(m.bins),
+        "fallback_bin": _bin_values(m.bins[0]) if m.fallback else None,
+    }
+    if m.fallback:
+        doc["bins"] = []
+        doc["aprons"] = []
+        return doc
+    doc["bins"] = [_tile_json(t, view, m, slots[t.cell]) for t in layout.tiles if t.visible(view)]
+    doc["aprons"] = [_apron_json(a) for a in tu_calc_subsampled_aprons(layout, view)]
+    return doc
+
+
+def layout_json(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int] | None = None) -> JsonDoc:
+    """The layout document of ``plan`` (schema: docs/layout-json.md) for ``views`` (default all,
+    in order).  ``layout`` is ``tu_calc_subsampled(plan)``; metadata and aprons use the offsets
+    the solver used.  A view outside ``[0, views - 1]`` is a :class:`~fdm.errors.ScenarioError`;
+    the apron code's driver assertions propagate as :class:`~fdm.errors.DriverAssertion`."""
+    if layout.plan is not plan:
+        raise ScenarioError("layout", "must be the layout of this plan (tu_calc_subsampled(plan))")
+    sc = plan.scenario
+    vs = list(range(sc.views)) if views is None else [int(v) for v in views]
+    for v in vs:
+        if not 0 <= v < sc.views:
+            raise ScenarioError("views", f"must lie in [0, {sc.views - 1}], got {v}")
+    slots = _metadata_slots(layout) if layout.solved else {}
+    return {
+        "scenario": sc.name,
+        "gpu": sc.gpu.name,
+        "solved": layout.solved,
+        "max_bins": TU_SUBSAMPLED_MAX_BINS,
+        "framebuffer": _pair(layout.fb_size),
+        "tile_size": _pair(layout.tile_size),
+        "tile_count": _pair(layout.tile_count),
+        "views": [_view_json(layout, v, slots) for v in vs],
+    }

@@ -1,0 +1,97 @@
+"""Regression tests of the places where the model differed from turnip 26.2 (issue 8), each with
+its minimal scenario and the C it follows.  (Item 1, the a8xx GMEM budget, is in
+test_tiling.py::test_a8xx_avoid_ccu_budget_regression and finding l.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from fdm import make_scenario, plan_render_pass
+from fdm.gpu import gpu_profiles
+from fdm.lrz import lrz_fc_size, max_fdm_extra_size, tu_lrz_init_state
+from fdm.plan import max_tile_size
+
+HALF = {"format": "R32G32_SFLOAT", "views": [{"generator": "constant", "size": [32, 20], "density": 0.5}]}
+
+
+def _plan(gpu: str, **kw: object):  # type: ignore[no-untyped-def]
+    d: dict[str, object] = dict(gpu=gpu, framebuffer=(1000, 600), bin_merging="off", density=HALF)
+    d.update(kw)
+    return plan_render_pass(make_scenario(**d))
+
+
+@pytest.mark.parametrize("gpu", ["a618", "a630", "a650", "a660", "a690"])
+def test_no_fast_store_in_a6xx_fdm_passes(gpu: str) -> None:
+    """Item 2.  tu_store_gmem_attachment (tu_clear_blit.cc, pop-os @ 4ff7b570): ``use_fast_path``
+    requires ``(!cmd->state.pass->has_fdm || CHIP >= A7XX)``, and tu6_emit_tile_select
+    (tu_cmd_buffer.cc, pop-os @ 4ff7b570) sets the FAST_STORE predicate only ``if (CHIP >=
+    A7XX)``.  The model said fast_store = true for a630/a660 FDM passes (a uniform 0.5 density,
+    no offsets: ``!fdm_offsets && !bin_scale_en`` holds on every tile)."""
+    p = _plan(gpu)
+    assert p.tiles and all(not t.fast_store for t in p.tiles)
+    # the same pass on a7xx without HW scaling takes the fast path on every tile
+    assert all(t.fast_store for t in _plan("a730").tiles)
+
+
+def test_a6xx_scaled_tiles_keep_lrz() -> None:
+    """Item 4 (finding m).  tu6_emit_tile_select (tu_cmd_buffer.cc, pop-os @ 4ff7b570) computes
+    ``disable_lrz = bin_is_scaled && !bin_scale_en`` but tu6_emit_bin_size_gmem writes it only as
+    ``.force_lrz_dis = CHIP >= A7XX && disable_lrz``; tu_lrz.cc (pop-os @ 4ff7b570) has no FDM
+    rule for a6xx.  So on a650 every tile of a pass at density 0.5 renders at fa 2x2 (scaled,
+    no HW scaling) with LRZ still enabled, where the design note says low-resolution a6xx tiles
+    cannot use LRZ."""
+    p = _plan("a650")
+    assert p.lrz.valid
+    for t in p.tiles:
+        assert t.bin_is_scaled and not t.bin_scale_en
+        assert t.views[0].frag_area == (2, 2)
+        assert not t.force_lrz_dis and t.lrz
+    # a730 (a7xx, no HW scaling): the same tiles get force_lrz_dis and LRZ off
+    assert all(t.force_lrz_dis and not t.lrz for t in _plan("a730").tiles)
+
+
+def test_lrz_init_state_rules() -> None:
+    """Item 11.  tu_lrz_init_state (tu_lrz.cc, pop-os @ 8afad928), in the driver's order."""
+    g = gpu_profiles()
+    a630, a650, a750 = g["a630"], g["a650"], g["a750"]
+    assert tu_lrz_init_state(a750, "clear", True).valid
+    assert tu_lrz_init_state(a750, "load", False).valid
+    # an image with the FDM-offset flag cannot reuse the previous pass's LRZ state
+    s = tu_lrz_init_state(a750, "load", True)
+    assert not s.valid and "FRAGMENT_DENSITY_MAP_OFFSET_BIT" in s.reason
+    # without LRZ direction tracking (a6xx gen1) a pass that loads depth gets no LRZ at all
+    assert not a630.has_lrz_dir_tracking and a650.has_lrz_dir_tracking
+    assert not tu_lrz_init_state(a630, "load", False).valid
+    assert tu_lrz_init_state(a650, "load", False).valid
+    assert not tu_lrz_init_state(a750, "dont_care", False).valid
+    assert not tu_lrz_init_state(a750, "none", False).valid
+
+
+def test_offset_flag_without_depth_clear_turns_lrz_off_for_the_pass() -> None:
+    """Item 11 in a plan: the same a740 pass, depth loaded, with and without the offset flag."""
+    on = _plan("a740", depth_load_op="load")
+    off = _plan("a740", depth_load_op="load", fdm_offset_create_flag=True)
+    # a740 has HW bin scaling: no tile of the uniform 0.5 pass gets force_lrz_dis
+    assert on.lrz.valid and all(t.lrz for t in on.tiles)
+    assert not off.lrz.valid and not any(t.lrz for t in off.tiles)
+
+
+def test_lrz_over_allocation_caps_the_tile_size() -> None:
+    """Item 11.  fdl6_lrz_get_max_fdm_extra_size (freedreno_lrz_layout.h @ 3ebd859c), worked by
+    hand for a 1000x600 single-sampled one-layer depth image on a750 (tile_max 2016x2032,
+    gmem_align 16x4, fast-clear limit 1024 bytes on a7xx):
+    fc(1000, 600): ceil(ceil(1000/8)/16) = 8 blocks x ceil(ceil(600/8)/4) = 19 -> ceil(152/8) =
+    19 bytes: fast clear fits, so search e from min(2016, 2032) = 2016 down in steps of 4:
+    fc(3016, 2616) = ceil(377/16) = 24 x ceil(327/4) = 82 -> ceil(1968/8) = 246 <= 1024: fits at
+    once; e = 2016 rounded down to 16 and to 4 = (2016, 2016).  The tile walk is then capped at
+    2016 in height too (tile_max_h was 2032)."""
+    a750 = gpu_profiles()["a750"]
+    assert lrz_fc_size(a750, 1000, 600, 1, 1) == 19
+    assert lrz_fc_size(a750, 3016, 2616, 1, 1) == 246
+    assert max_fdm_extra_size(a750, 1000, 600, 1, 1) == (2016, 2016)
+    sc = make_scenario(gpu="a750", framebuffer=(1000, 600), density=HALF, fdm_offset_create_flag=True)
+    assert max_tile_size(sc) == (2016, 2016)
+    # a big multi-layer image loses fast clear at every e: the extra is tile_max
+    # fc(8000, 8000, 6 layers) = ceil(1000/16)=63 x 250 -> ceil(15750/8) = 1969 * 6 > 1024 -> 0
+    assert lrz_fc_size(a750, 8000, 8000, 1, 6) == 0
+    assert max_fdm_extra_size(a750, 8000, 8000, 1, 6) == (2016, 2032)
