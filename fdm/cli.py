@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from .outputs import check_output_file, write_file
@@ -18,15 +19,25 @@ from .scenario import load_scenario
 SubParsers = Any  # argparse._SubParsersAction (a private class)
 
 
-def load_and_plan(path: str) -> RenderPassPlan:
-    """Read, validate and plan a scenario file: the validation ``check`` and ``plan`` share."""
-    return plan_render_pass(load_scenario(path))
+def load_and_plan(path: str, variants: Sequence[str] = ()) -> RenderPassPlan:
+    """Read, validate and plan a scenario file: the validation ``check`` and ``plan`` share.
+    ``variants``: ``NAME=VALUE`` driver-variant overrides (``--variant``)."""
+    return plan_render_pass(load_scenario(path, variants))
+
+
+def add_variant_flag(p: argparse.ArgumentParser) -> None:
+    """``--variant NAME=VALUE`` (repeatable): select a driver variant (fdm.variants)."""
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="follow another reading of a turnip function: bin_merging=fixed, "
+                        "tu_calc_tile_config=sailfish-9429b474, tu_emit_subsampled=tencentmalos-16ad8431, "
+                        "tu_calc_subsampled_aprons=sailfish-9429b474 (default: upstream 26.2; "
+                        "docs/driver-revisions.md)")
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     if args.out:
         check_output_file("--out", args.out)
-    plan = load_and_plan(args.scenario)
+    plan = load_and_plan(args.scenario, args.variant)
     text = json.dumps(plan_json(plan), indent=1) if args.json else plan_table(plan)
     if args.out:
         write_file("--out", args.out, (text + "\n").encode("utf-8"))
@@ -37,7 +48,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     # exactly the validation `plan` runs: a scenario `check` accepts, `plan` plans
-    plan = load_and_plan(args.scenario)
+    plan = load_and_plan(args.scenario, args.variant)
     sc = plan.scenario
     print(f"{args.scenario}: valid ({sc.gpu.name}, {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s), "
           f"{len(plan.tiles)} tiles rendered)")
@@ -52,10 +63,12 @@ def register(sub: SubParsers) -> None:
     pp.add_argument("scenario", help="scenario file (.toml or .json, see docs/scenario.md)")
     pp.add_argument("--json", action="store_true", help="write the full plan as JSON instead of a table")
     pp.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    add_variant_flag(pp)
     pp.set_defaults(func=cmd_plan)
 
     pc = sub.add_parser("check", help="validate a scenario file (the same checks as plan)",
                         description="Validate a scenario file and plan it without printing the plan; "
                                     "exit 2 with the offending field otherwise.")
     pc.add_argument("scenario", help="scenario file (.toml or .json)")
+    add_variant_flag(pc)
     pc.set_defaults(func=cmd_check)

@@ -6,6 +6,7 @@ from typing import Any
 
 from .patch import ViewportPatch
 from .plan import RenderPassPlan, TilePlan, ViewPlan
+from .registers import register_warnings, warning_json
 from .turnip import INVISIBLE_FRAG_AREA
 
 
@@ -75,11 +76,16 @@ def plan_json(plan: RenderPassPlan) -> dict[str, Any]:
         "bin_offsets": [list(b) for b in plan.bin_offsets],
         "bin_merging": sc.bin_merging,
         "depth_load_op": sc.depth_load_op,
+        "driver": {"tu_calc_tile_config": sc.driver.tu_calc_tile_config,
+                   "tu_emit_subsampled": sc.driver.tu_emit_subsampled,
+                   "tu_calc_subsampled_aprons": sc.driver.tu_calc_subsampled_aprons},
         "lrz": {"valid": plan.lrz.valid, "reason": plan.lrz.reason},
         "binning_pass": {"bins": [list(b) for b in plan.binning.bins],
                          "window_scissor": [list(plan.binning.window_scissor[0]), list(plan.binning.window_scissor[1])],
                          "slots": [_slot_json(s) for s in plan.binning.slots]},
         "tiles": [tile_json(t) for t in plan.tiles],
+        # values the plan says turnip programs that do not fit their register field (fdm.registers)
+        "warnings": [warning_json(w) for w in register_warnings(plan)],
     }
 
 
@@ -117,4 +123,10 @@ def plan_table(plan: RenderPassPlan) -> str:
             b = ",".join(str(c) for c in v.bin)
             lines.append(f"{head} {v.view:>1} {'yes' if v.visible else 'no':>3} {b:>24} {_fa(v.frag_area):>4} "
                          f"{_p(v.offset):>11} {_p(v.hw_offset):>11} {tail}".rstrip())
+    warnings = register_warnings(plan)
+    if warnings:
+        lines += ["", f"warnings: {len(warnings)} value(s) do not fit their register field"]
+        for w in warnings:
+            where = ("pass" if w.tile is None else f"tile {w.tile}") + ("" if w.view is None else f" view {w.view}")
+            lines.append(f"  {where}: {w.register}.{w.field} = {w.value} ({w.rule}; max {w.max})")
     return "\n".join(lines)

@@ -25,6 +25,7 @@ from .gpu import GpuProfile, get_gpu
 from .lrz import DEPTH_LOAD_OPS, DepthLoadOp
 from .options import DENSITY_FORMATS, MERGING_VARIANTS, MergingVariant, choice
 from .turnip import MAX_VIEWPORT_SIZE, MAX_VIEWS, TU_FDM_OFFSET_GRANULARITY
+from .variants import UPSTREAM, DriverVariants, apply_variant_flags, parse_driver_variants
 
 if sys.version_info >= (3, 11):
     import tomllib as _toml
@@ -96,6 +97,8 @@ class Scenario:
     bin_merging: MergingVariant = "upstream"
     #: the depth attachment's load op (``none``: no depth attachment), for ``tu_lrz_init_state``
     depth_load_op: DepthLoadOp = "clear"
+    #: which reading of the functions that differ between turnip revisions/forks (``[driver]``)
+    driver: DriverVariants = UPSTREAM
     viewports: tuple[Viewport, ...] = ()
     scissors: tuple[Rect, ...] = ()
     name: str = "scenario"
@@ -433,7 +436,8 @@ def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: 
 
 TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", "fdm_offset_create_flag",
              "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
-             "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op")
+             "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op",
+             "driver")
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
@@ -515,6 +519,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
 
     merging = choice("bin_merging", d.get("bin_merging", "upstream"), MERGING_VARIANTS)
     depth_load_op = choice("depth_load_op", d.get("depth_load_op", "clear"), DEPTH_LOAD_OPS)
+    driver = parse_driver_variants(d["driver"]) if "driver" in d else UPSTREAM
 
     n_slots = views if (qcom_pvv and not writes_vpi) else None
     viewports: tuple[Viewport, ...] = (Viewport(0.0, 0.0, float(fb[0]), float(fb[1])),)
@@ -547,7 +552,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
     return Scenario(gpu=gpu, framebuffer=fb, views=views, density=density, tile_size=tile_size,
                     attachments=attachments, fdm_offset_create_flag=create_flag, fdm_offsets=offsets,
                     writes_viewport_index=writes_vpi, multiview_per_view_viewports=qcom_pvv,
-                    render_areas=render_areas, bin_merging=merging, depth_load_op=depth_load_op,
+                    render_areas=render_areas, bin_merging=merging, depth_load_op=depth_load_op, driver=driver,
                     viewports=viewports, scissors=scissors,
                     name=name)
 
@@ -589,8 +594,9 @@ def decode_scenario_text(text: str, fmt: str, field: str = "scenario") -> Any:
         raise ScenarioError(field, f"not valid {fmt.upper()}: {e}") from None
 
 
-def load_scenario(path: str) -> Scenario:
-    """Read a ``.toml`` or ``.json`` scenario file and validate it."""
+def load_scenario(path: str, variants: Sequence[str] = ()) -> Scenario:
+    """Read a ``.toml`` or ``.json`` scenario file and validate it; ``variants`` are
+    ``NAME=VALUE`` overrides of driver variants (the ``--variant`` flag, :mod:`fdm.variants`)."""
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".toml", ".json"):
         raise ScenarioError("scenario", f"file must end in .toml or .json, got {path!r}")
@@ -600,5 +606,5 @@ def load_scenario(path: str) -> Scenario:
             text = f.read()
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise ScenarioError("scenario", f"cannot read {path!r}: {_os_reason(e)}") from None
-    data = decode_scenario_text(text, ext[1:])
+    data = apply_variant_flags(decode_scenario_text(text, ext[1:]), tuple(variants))
     return parse_scenario(data, base_dir=os.path.dirname(os.path.abspath(path)))

@@ -124,6 +124,13 @@ def _horizontal_pair(t: SubsampledTile, o: SubsampledTile, view: int, T: Pair, b
     return out
 
 
+def apron_revision(layout: SubsampledLayout, revision: ApronRevision | None) -> ApronRevision:
+    """``revision``, or the scenario's ``driver.tu_calc_subsampled_aprons`` when None."""
+    if revision is None:
+        return "older" if layout.plan.scenario.driver.tu_calc_subsampled_aprons == "sailfish-9429b474" else "newest"
+    return as_apron_revision(revision)
+
+
 def _adjacent(a: Rect, b: Rect, axis: int, revision: ApronRevision) -> bool:
     """The "adjacent in subsampled space" skip: ``a`` ends exactly where ``b`` starts along
     ``axis``; the newest revision also requires the other axis ranges to overlap or touch."""
@@ -136,7 +143,7 @@ def _adjacent(a: Rect, b: Rect, axis: int, revision: ApronRevision) -> bool:
     return revision == "older" or (a.x + a.w >= b.x and b.x + b.w >= a.x)
 
 
-def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision: ApronRevision = "newest",
+def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision: ApronRevision | None = None,
                               offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
                               ) -> tuple[AprBlit, ...]:
     """``tu_calc_subsampled_aprons`` (src/freedreno/vulkan/tu_subsampled_image.cc): the
@@ -151,8 +158,10 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
     skipped; each remaining pair gives two blits with corner extension.  Without a solved
     layout (more than 512 bins) no tile has a subsampled position and nothing is listed
     (modelling choice).  Offsets: as :func:`layout_solver.metadata.tu_emit_subsampled_metadata`.
+    ``revision`` None follows the scenario's ``driver.tu_calc_subsampled_aprons`` (upstream:
+    ``"newest"``; ``sailfish-9429b474``: ``"older"``).
     """
-    revision = as_apron_revision(revision)
+    revision = apron_revision(layout, revision)
     if not layout.solved:
         return ()
     plan = layout.plan

@@ -36,7 +36,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
     out = DEFAULT_OUT if args.out is None else args.out
     if not args.json:
         check_output_dir("--out", out)
-    plan = plan_render_pass(load_scenario(args.scenario))
+    plan = plan_render_pass(load_scenario(args.scenario, args.variant))
     views = None
     if args.view is not None:
         if not 0 <= args.view < plan.scenario.views:
@@ -63,6 +63,8 @@ def register(sub: SubParsers) -> None:
     p.add_argument("scenario", help="scenario file (.toml or .json)")
     p.add_argument("--out", metavar="DIR", help=f"output directory (default: {DEFAULT_OUT}); not with --json")
     p.add_argument("--view", type=int, metavar="N", help="only this view")
+    p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
+                   help="a driver variant, as for plan (docs/driver-revisions.md)")
     p.add_argument("--json", action="store_true",
                    help="print the layout as JSON to standard output instead of writing pictures")
     p.set_defaults(func=cmd_layout)

@@ -183,11 +183,18 @@ class SubsampledLayout:
 
     def emit_bin_offset(self, view: int, offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
                         ) -> Pair:
-        """``b_o`` as ``tu_emit_subsampled`` hands it to the metadata and apron code: the solver's
-        by default, or per ``offsets_under_shared_viewport`` (``"real"`` models pop-os @ 4ff7b570,
-        which passes the real offsets even under a shared viewport)."""
+        """``b_o`` as ``tu_emit_subsampled`` hands it to the metadata and apron code.
+
+        ``offsets_under_shared_viewport`` None follows the scenario's
+        ``driver.tu_emit_subsampled``: upstream (pop-os @ 4ff7b570) hands the real FDM offsets
+        even under a shared viewport, where the solver ran with NULL (``tu_cmd_render_tiles``
+        nulls them only without FDM; docs/findings.md, finding n); ``tencentmalos-16ad8431``
+        hands the solver's.  ``"real"`` / ``"null"`` select those offsets explicitly."""
         if offsets_under_shared_viewport is None:
-            return self.bin_offset(view)
+            if self.plan.scenario.driver.tu_emit_subsampled == "upstream":
+                offsets_under_shared_viewport = "real"
+            else:
+                return self.bin_offset(view)
         bo = solver_bin_offsets(self.plan, offsets_under_shared_viewport)
         return bo[view] if bo is not None else (0, 0)
 
@@ -206,6 +213,12 @@ def image_size0(plan: RenderPassPlan) -> Pair:
     if sc.fdm_offset_create_flag:
         return w + sc.gpu.tile_align_w, h + sc.gpu.tile_align_h
     return w, h
+
+
+def tile_config_offsets_mode(plan: RenderPassPlan) -> OffsetsUnderSharedViewport:
+    """The offsets ``tu_calc_tile_config`` hands the solver under a shared viewport, per the
+    scenario's ``driver.tu_calc_tile_config``: NULL upstream, the real ones in sailfish @ 9429b474."""
+    return "real" if plan.scenario.driver.tu_calc_tile_config == "sailfish-9429b474" else "null"
 
 
 def solver_bin_offsets(plan: RenderPassPlan, offsets_under_shared_viewport: OffsetsUnderSharedViewport = "null"
@@ -369,7 +382,7 @@ class _Solver:
             self.sweep(t, 1)
 
 
-def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: OffsetsUnderSharedViewport = "null"
+def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
                        ) -> SubsampledLayout:
     """``tu_calc_subsampled`` (src/freedreno/vulkan/tu_tile_config.cc) as ``tu_calc_tile_config``
     runs it for a pass with a subsampled attachment.
@@ -382,7 +395,11 @@ def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: Offs
     tile_align)`` if that tile is subsampled in the view and stays inside its unsubsampled
     rectangle, otherwise by un-subsampling both.  Changed tiles are requeued (FIFO,
     push-if-absent).  With more than ``TU_SUBSAMPLED_MAX_BINS`` cells the solver does not run.
+    ``offsets_under_shared_viewport`` None follows the scenario's ``driver.tu_calc_tile_config``
+    (upstream: ``"null"``; ``sailfish-9429b474``: ``"real"``).
     """
+    if offsets_under_shared_viewport is None:
+        offsets_under_shared_viewport = tile_config_offsets_mode(plan)
     bo = solver_bin_offsets(plan, offsets_under_shared_viewport)
     tcw, tch = plan.grid.tile_count
     solved = tcw * tch <= TU_SUBSAMPLED_MAX_BINS

@@ -168,7 +168,7 @@ def compare(rec: ViewReconstruction, filter: Filter, addressing: Addressing, *, 
 
 def reconstruction_error(plan: RenderPassPlan, layout: SubsampledLayout, view: int, filter: Filter = "linear",
                          addressing: Addressing = "clamp_to_edge", *, drop_apron: ApronDrop = None,
-                         samples: int | None = None, fused: bool = True, revision: ApronRevision = "newest",
+                         samples: int | None = None, fused: bool = True, revision: ApronRevision | None = None,
                          band: int | None = None, border: float = BORDER, eps: float = 1e-6, tie_tol: float = 1e-3,
                          radius: Pair | None = None, points: tuple[FloatArray, FloatArray] | None = None,
                          exclude_contested: bool = False) -> ErrorReport:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Literal
 
-from ..aprons import _adjacent
+from ..aprons import _adjacent, apron_revision
 from ..options import ApronRevision
 from ..solver import SubsampledLayout, SubsampledTile, fb_bin_start
 from ._types import Pair
@@ -58,7 +58,7 @@ def detached_image_edges(layout: SubsampledLayout, view: int) -> tuple[tuple[Pai
     return tuple(out)
 
 
-def inconsistent_adjacent_tiles(layout: SubsampledLayout, view: int, revision: ApronRevision = "newest"
+def inconsistent_adjacent_tiles(layout: SubsampledLayout, view: int, revision: ApronRevision | None = None
                                 ) -> tuple[tuple[Pair, Pair, int], ...]:
     """``(cell_a, cell_b, axis)`` of neighbours sharing an edge in the tile grid (``b`` right of
     ``a`` for axis 0, below for axis 1) that ``tu_calc_subsampled_aprons`` skips as adjacent in
@@ -68,6 +68,7 @@ def inconsistent_adjacent_tiles(layout: SubsampledLayout, view: int, revision: A
     with a merged stick tile stored end-aligned next to unmerged neighbours (FDM offsets)."""
     if not layout.solved:
         return ()
+    revision = apron_revision(layout, revision)
     T = layout.tile_size
     b_o = layout.bin_offset(view)
     tiles = [t for t in layout.tiles if t.visible(view) and t.subsampled]

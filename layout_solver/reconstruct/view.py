@@ -44,7 +44,7 @@ class ViewReconstruction:
 
 def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *,
                      drop_apron: ApronDrop = None, fused: bool = True,
-                     revision: ApronRevision = "newest", protect_stored: bool = False) -> ViewReconstruction:
+                     revision: ApronRevision | None = None, protect_stored: bool = False) -> ViewReconstruction:
     """Render, store (both paths), run the aprons and build the metadata of one view
     (``drop_apron``, ``protect_stored``: see :func:`~layout_solver.reconstruct.apply_aprons`)."""
     bins = render_bins(plan, view)

@@ -146,7 +146,7 @@ def test_out_paths(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
 ])
 def test_refusals_map_to_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
                                   tmp_path: Path, exc: Exception, line: str) -> None:
-    def boom(path: str) -> None:
+    def boom(path: str, variants: object = ()) -> None:
         raise exc
     monkeypatch.setattr("fdm.cli.load_and_plan", boom)
     status, out, err = call(capsys, "plan", scenario_file(tmp_path, SMALL))
@@ -155,7 +155,7 @@ def test_refusals_map_to_one_line(monkeypatch: pytest.MonkeyPatch, capsys: pytes
 
 def test_unexpected_exception_one_line_and_traceback_flag(monkeypatch: pytest.MonkeyPatch,
                                                           capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    def boom(path: str) -> None:
+    def boom(path: str, variants: object = ()) -> None:
         raise KeyError("a model bug")
     monkeypatch.setattr("fdm.cli.load_and_plan", boom)
     s = scenario_file(tmp_path, SMALL)
@@ -241,3 +241,19 @@ def test_fuzz_detects_a_planted_traceback(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr("fdm.cli.load_and_plan", crash)
     outcomes = fuzz.fuzz(20, seed=1)
     assert any("internal error" in o.problem for o in outcomes)
+
+
+def test_variant_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """``--variant NAME=VALUE`` on plan/check/layout selects a driver variant; bad ones are refused."""
+    s = scenario_file(tmp_path, SMALL)
+    status, out, _ = call(capsys, "plan", s, "--json", "--variant", "tu_emit_subsampled=tencentmalos-16ad8431",
+                          "--variant", "bin_merging=off")
+    doc = json.loads(out)
+    assert status == 0 and doc["driver"]["tu_emit_subsampled"] == "tencentmalos-16ad8431"
+    assert doc["bin_merging"] == "off" and doc["driver"]["tu_calc_tile_config"] == "upstream"
+    for bad, field, words in (("nonsense", "--variant", "NAME=VALUE"), ("frob=1", "--variant", "unknown NAME"),
+                              ("tu_emit_subsampled=mine", "driver.tu_emit_subsampled", "one of")):
+        for sub in ("plan", "check", "layout"):
+            status, out, err = call(capsys, sub, s, "--variant", bad)
+            assert status == 2 and out == ""
+            one_error_line(err, field, words)

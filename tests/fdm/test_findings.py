@@ -37,6 +37,8 @@ float32); an inline table ``{approx = X, tol = T}`` matches ``|actual - X| <= T`
   ``aprons.newest`` / ``aprons.older`` (the blits of each revision),
   ``apron_outside_image.newest`` / ``.older`` (those whose destination passes width0 or height0),
   ``detached_edges`` (``detached_image_edges``), ``inconsistent_adjacent_tiles``,
+  ``solver_bin_offsets`` (the b_o per view the solver used, or ``"null"``), ``emit_bin_offset``
+  (the b_o of view 0 that ``tu_emit_subsampled`` hands the metadata and aprons),
   ``reconstruction.apron_stats`` and ``reconstruction.FILTER.ADDRESSING`` (``compare`` of the CPU
   reconstruction: ``samples``, ``violations``, ``max_error``, ``worst``, ``max_excess``,
   ``worst_excess``, ... plus ``violations_within_1px.SIDE``: the violations among the points
@@ -216,6 +218,8 @@ def layout_doc(plan: RenderPassPlan) -> Lazy:
         "detached_edges": lambda: jsonable(detached_image_edges(L, 0)),
         "inconsistent_adjacent_tiles": lambda: jsonable(inconsistent_adjacent_tiles(L, 0)),
         "reconstruction": lambda: reconstruction_doc(plan, L),
+        "solver_bin_offsets": lambda: jsonable(L.bin_offsets) if L.bin_offsets is not None else "null",
+        "emit_bin_offset": lambda: jsonable(L.emit_bin_offset(0)),
     })
 
 

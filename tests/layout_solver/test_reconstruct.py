@@ -186,6 +186,11 @@ def small_scenarios(draw):
         d["fdm_offset_create_flag"] = True
         off = st.integers(-24, 24).map(lambda k: 8 * k)
         d["fdm_offsets"] = [[draw(off), draw(off)] for _ in range(views)]
+        if d["writes_viewport_index"]:
+            # shared viewport + offsets: upstream 26.2 writes metadata and aprons for offsets the
+            # layout was not solved with (finding n); the bound holds for the reading that
+            # hands them the solver's offsets
+            d["driver"] = {"tu_emit_subsampled": "tencentmalos-16ad8431"}
     try:
         p = plan_render_pass(parse_scenario(d))
     except ScenarioError:
