@@ -20,7 +20,8 @@ from .gpu import GpuProfile
 DepthLoadOp = Literal["clear", "load", "dont_care", "none"]
 DEPTH_LOAD_OPS: tuple[DepthLoadOp, ...] = ("clear", "load", "dont_care", "none")
 
-#: ``fd_lrzfc_layout<CHIP>::FC_SIZE`` in bytes (freedreno_lrz_layout.h @ 3ebd859c): a6xx 512, a7xx+ 1024
+#: ``fd_lrzfc_layout<CHIP>::FC_SIZE`` in bytes (the comment in fdl6_lrz_get_fc_size, freedreno_lrz_layout.h,
+#: pop-os @ 3ebd859c: 512 on A6XX, 1024 on A7XX; a8xx taken as A7XX, freedreno_lrz.h not read)
 LRZ_FC_SIZE = {6: 512, 7: 1024, 8: 1024}
 
 
@@ -58,7 +59,7 @@ def tu_lrz_init_state(gpu: GpuProfile, depth_load_op: DepthLoadOp, fdm_offset_im
 
 
 def lrz_fc_size(gpu: GpuProfile, width: int, height: int, samples: int, layers: int) -> int:
-    """The LRZ fast-clear buffer size (``fdl6_lrz_fc_size``, freedreno_lrz_layout.h @ 3ebd859c):
+    """The LRZ fast-clear buffer size (``fdl6_lrz_get_fc_size``, freedreno_lrz_layout.h, pop-os @ 3ebd859c):
     blocks of 16x4 LRZ pixels (an LRZ pixel is 8x8 samples), one bit each; 0 when it would
     exceed ``FC_SIZE`` (no fast clear)."""
     w, h = width, height

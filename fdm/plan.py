@@ -97,7 +97,8 @@ def max_tile_size(sc: Scenario) -> Pair:
     """The tile-size bound of the tile walk: ``tile_max`` of the GPU, capped by the framebuffer's
     ``max_tile_{w,h}_constraint`` (tu_util.cc ``tu_tiling_config_update_tile_layout``, the
     constraint set in ``tu_CreateFramebuffer`` from a depth image created with the FDM-offset
-    flag: its LRZ over-allocation, :func:`fdm.lrz.max_fdm_extra_size`).  The depth image is
+    flag: its LRZ over-allocation, ``fdl6_lrz_get_max_fdm_extra_size`` =
+    :func:`fdm.lrz.max_fdm_extra_size`).  The depth image is
     taken to have the pass's largest sample count and one layer per view."""
     gpu = sc.gpu
     if not sc.fdm_offset_create_flag or sc.depth_load_op == "none":

@@ -97,6 +97,8 @@ _SHADER = VK + "tu_shader.cc"
 _PASS = VK + "tu_pass.cc"
 _UTIL = VK + "tu_util.cc"
 _GMEM_CACHE = "src/freedreno/common/fd6_gmem_cache.h"
+_LRZ = VK + "tu_lrz.cc"
+_LRZ_LAYOUT = "src/freedreno/fdl/freedreno_lrz_layout.h"
 
 #: Every modelled turnip function, grouped by file.
 DRIVER_REVISIONS: tuple[DriverSource, ...] = (
@@ -164,6 +166,8 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
     # tu_clear_blit.cc
     _src("fdm_apply_load_coords", _CLEAR_BLIT, POP_OS, "05b96fda", "baseline", "fdm.patch.blit_rects"),
     _src("fdm_apply_store_coords", _CLEAR_BLIT, POP_OS, "05b96fda", "baseline", "fdm.patch.blit_rects"),
+    _src("tu_store_gmem_attachment", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.tile_select.use_fast_store"),
+    _src("tu_choose_gmem_layout", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.gpu.gmem_budget"),
     # tu_shader.cc
     _src("lower_fdm_instr", _SHADER, POP_OS, "025a3b4d", "spec", "fdm.patch.lower_frag_coord"),
     # tu_pass.cc
@@ -175,7 +179,14 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
     _src("tu_tiling_config_update_pipes", _UTIL, SAILFISH, "9429b474", "spec", "fdm.tiling.vsc_config"),
     _src("tu_framebuffer_init_tiling_config", _UTIL, SAILFISH, "9429b474", "spec", "fdm.tiling"),
     # fd6_gmem_cache.h
-    _src("fd6_calc_gmem_cache_offsets", _GMEM_CACHE, SAILFISH, "04f9a827", "baseline", "fdm.gpu.gmem_budget"),
+    _src("fd6_calc_gmem_cache_offsets", _GMEM_CACHE, SAILFISH, "04f9a827", "baseline",
+         "fdm.gpu.fd6_calc_gmem_cache_offsets"),
+    # tu_lrz.cc
+    _src("tu_lrz_init_state", _LRZ, POP_OS, "8afad928", "docstring", "fdm.lrz.tu_lrz_init_state"),
+    # freedreno_lrz_layout.h
+    _src("fdl6_lrz_get_fc_size", _LRZ_LAYOUT, POP_OS, "3ebd859c", "docstring", "fdm.lrz.lrz_fc_size"),
+    _src("fdl6_lrz_get_max_fdm_extra_size", _LRZ_LAYOUT, POP_OS, "3ebd859c", "docstring",
+         "fdm.lrz.max_fdm_extra_size", "fdm.plan.max_tile_size"),
 )
 
 #: Named alternative readings the model can select, per turnip function.
@@ -186,24 +197,26 @@ DRIVER_VARIANTS: tuple[DriverVariant, ...] = (
     DriverVariant(function="try_merge_tiles", variant="fixed", repository=TENCENTMALOS, commit="8724e42d",
                   basis="spec", selected_by='bin_merging = "fixed"', models=("fdm.tiles.try_merge_tiles",)),
     DriverVariant(function="tu_calc_subsampled_aprons", variant="newest", repository=POP_OS, commit="4ff7b570",
-                  basis="docstring", selected_by='revision="newest" (default)',
+                  basis="docstring", selected_by='[driver] tu_calc_subsampled_aprons = "upstream" (default)',
                   models=("layout_solver.aprons.tu_calc_subsampled_aprons",)),
     DriverVariant(function="tu_calc_subsampled_aprons", variant="older", repository=SAILFISH, commit="9429b474",
-                  basis="docstring", selected_by='revision="older"',
+                  basis="docstring", selected_by='[driver] tu_calc_subsampled_aprons = "sailfish-9429b474"',
                   models=("layout_solver.aprons.tu_calc_subsampled_aprons",)),
     DriverVariant(function="tu_calc_tile_config", variant="null offsets under a shared viewport", repository=POP_OS,
-                  commit="aee40d4a", basis="docstring", selected_by='offsets_under_shared_viewport="null" (default)',
+                  commit="aee40d4a", basis="docstring",
+                  selected_by='[driver] tu_calc_tile_config = "upstream" (default)',
                   models=("layout_solver.solver.solver_bin_offsets",)),
     DriverVariant(function="tu_calc_tile_config", variant="real offsets under a shared viewport", repository=SAILFISH,
-                  commit="9429b474", basis="docstring", selected_by='offsets_under_shared_viewport="real"',
+                  commit="9429b474", basis="docstring",
+                  selected_by='[driver] tu_calc_tile_config = "sailfish-9429b474"',
                   models=("layout_solver.solver.solver_bin_offsets",)),
     DriverVariant(function="tu_emit_subsampled", variant="real offsets under a shared viewport", repository=POP_OS,
                   commit="4ff7b570", basis="docstring",
-                  selected_by='offsets_under_shared_viewport="real" (metadata, aprons)',
+                  selected_by='[driver] tu_emit_subsampled = "upstream" (default)',
                   models=("layout_solver.solver.SubsampledLayout.emit_bin_offset",)),
     DriverVariant(function="tu_emit_subsampled", variant="null offsets under a shared viewport",
                   repository=TENCENTMALOS, commit="16ad8431", basis="spec",
-                  selected_by='offsets_under_shared_viewport="null" (metadata, aprons)',
+                  selected_by='[driver] tu_emit_subsampled = "tencentmalos-16ad8431"',
                   models=("layout_solver.solver.SubsampledLayout.emit_bin_offset",)),
     DriverVariant(function="tu6_emit_tile_select", variant="combined fast-store predicate", repository=SAILFISH,
                   commit="037873b8", basis="decisions", selected_by="always (the only one modelled)",
@@ -216,11 +229,9 @@ DRIVER_DATA: tuple[DriverData, ...] = (
                mesa_version=None, basis="baseline", contents="device-info properties of the modelled GPUs",
                models=("fdm.gpu.GpuProfile", "fdm.gpu.gpu_profiles")),
     DriverData(file="src/freedreno/registers/adreno/a6xx.xml", repository=POP_OS, commit="26e5c1f9",
-               mesa_version=None, basis="baseline", contents="FOVEAT and GRAS_SC_BIN_CNTL register fields",
-               models=("fdm.tile_select.Foveat", "fdm.tile_select.force_lrz_dis")),
+               mesa_version=None, basis="baseline", contents="the register fields the FDM per-tile state writes",
+               models=("fdm.registers.FIELDS", "fdm.tile_select.Foveat", "fdm.tile_select.force_lrz_dis")),
     DriverData(file=VK + "tu_device.cc", repository=POP_OS, commit="8afad928", mesa_version=None,
                basis="baseline", contents="advertised FDM properties (fragmentDensityOffsetGranularity)",
                models=("fdm.turnip.TU_FDM_OFFSET_GRANULARITY",)),
-    DriverData(file=VK + "tu_lrz.cc", repository=POP_OS, commit="8afad928", mesa_version=None,
-               basis="baseline", contents="LRZ reuse rule for FDM-offset images (not modelled)", models=()),
 )
