@@ -12,14 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from .outputs import check_output_file, write_file
-from .plan import RenderPassPlan, plan_render_pass
+from .plan import RenderPassPlan, SysmemPlan, plan_render_pass
 from .report import plan_json, plan_table
 from .scenario import load_scenario
 
 SubParsers = Any  # argparse._SubParsersAction (a private class)
 
 
-def load_and_plan(path: str, variants: Sequence[str] = ()) -> RenderPassPlan:
+def load_and_plan(path: str, variants: Sequence[str] = ()) -> RenderPassPlan | SysmemPlan:
     """Read, validate and plan a scenario file: the validation ``check`` and ``plan`` share.
     ``variants``: ``NAME=VALUE`` driver-variant overrides (``--variant``)."""
     return plan_render_pass(load_scenario(path, variants))
@@ -50,8 +50,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     # exactly the validation `plan` runs: a scenario `check` accepts, `plan` plans
     plan = load_and_plan(args.scenario, args.variant)
     sc = plan.scenario
+    how = (f"rendered in sysmem: {plan.sysmem_reason}" if isinstance(plan, SysmemPlan)
+           else f"{len(plan.tiles)} tiles rendered")
     print(f"{args.scenario}: valid ({sc.gpu.name}, {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s), "
-          f"{len(plan.tiles)} tiles rendered)")
+          f"{how})")
     return 0
 
 

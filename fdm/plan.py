@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import attrs
 
 from .errors import ScenarioError
@@ -25,7 +27,7 @@ from .tile_select import (
 )
 from .tiles import FdmInputs, TileConfig, TileGrid, calc_tile_config
 from .tiling import GmemConfig, TilingConfig, gmem_config, select_tile_size, tile_count, vsc_config, walk_order
-from .turnip import binning_pass_bin, tu_bin_offset, tu_fdm_per_bin_offset
+from .turnip import MAX_VIEWPORT_SIZE, binning_pass_bin, tu_bin_offset, tu_fdm_per_bin_offset
 
 Pair = tuple[int, int]
 Rect4 = tuple[int, int, int, int]
@@ -91,6 +93,8 @@ class RenderPassPlan:
     binning: BinningPlan
     tiles: tuple[TilePlan, ...]
     lrz: LrzPassState              # tu_lrz_init_state: LRZ for the whole pass
+    render_mode: Literal["gmem"] = "gmem"
+    sysmem_reason: None = None
 
 
 def max_tile_size(sc: Scenario) -> Pair:
@@ -108,7 +112,15 @@ def max_tile_size(sc: Scenario) -> Pair:
     return (min(gpu.tile_max_w, cw), min(gpu.tile_max_h, ch))
 
 
-def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
+#: why turnip renders a pass in sysmem (``gmem_disable_reason`` of ``use_sysmem_rendering``)
+SYSMEM_DEBUG = "TU_DEBUG(SYSMEM)"
+SYSMEM_NO_FIT = "Can't fit attachments into gmem"
+SYSMEM_NO_BINNING = "Too many tiles and HW binning is not possible"
+
+
+def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig | None:
+    """``tu_tiling_config_update_tile_layout`` and the pipe layout; None when no tile size fits
+    (``tiling->possible`` is false: the pass renders in sysmem)."""
     gpu = sc.gpu
     fdm_merging = gpu.has_bin_mask and sc.bin_merging != "off"
     t: Pair | None
@@ -121,28 +133,93 @@ def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig:
         selected = False
     else:
         if gm.gmem_pixels == 0:
-            raise ScenarioError("attachments", "do not fit in GMEM: turnip renders this pass in sysmem, "
-                                               "where FDM is not applied per bin")
+            return None
         t = select_tile_size(sc.framebuffer, gm.tile_align, max_tile_size(sc), gm.gmem_pixels,
                              max(sc.views, 1), True)
         if t is None:
-            raise ScenarioError("attachments", "no tile size fits GMEM: turnip renders this pass in sysmem")
+            return None
         selected = True
     tc = tile_count(sc.framebuffer, t, sc.fdm_offset_create_flag)
     vsc = vsc_config(tc, gpu.num_vsc_pipes, fdm_merging)
-    if not vsc.binning_possible and tc[0] * tc[1] > 2:
-        raise ScenarioError("tile_size", f"{tc[0]}x{tc[1]} tiles need more than {gpu.num_vsc_pipes} VSC pipes: "
-                                         "turnip renders this pass in sysmem (no per-bin FDM)")
     return TilingConfig(tile_size=t, vsc=vsc, tile_size_selected=selected)
 
 
-def plan_render_pass(sc: Scenario) -> RenderPassPlan:
-    """Model ``tu_cmd_render_tiles`` for a GMEM FDM render pass: tile configuration, then for every
-    rendered root tile in walk order what ``tu6_emit_tile_select`` and the patchpoints program."""
+def sysmem_reason(sc: Scenario, tiling: TilingConfig | None) -> str | None:
+    """``use_sysmem_rendering`` (tu_cmd_buffer.cc, pop-os @ 4ff7b570) for the reasons a scenario
+    can express, in the driver's order: ``TU_DEBUG=sysmem``; tiling impossible (attachments do
+    not fit GMEM, or no tile size does); ``TU_DEBUG=gmem`` forces GMEM from here on; too many
+    tiles (more than 2) for the VSC pipes.  None: the pass renders in GMEM.  (An empty render
+    area, tessellation, feedback loops, non-framebuffer-space barriers, transform feedback,
+    primitive queries and autotune are outside the scenario: docs/decisions.md.)"""
+    if "sysmem" in sc.tu_debug:
+        return SYSMEM_DEBUG
+    if tiling is None:
+        return SYSMEM_NO_FIT
+    if "gmem" in sc.tu_debug:
+        return None
+    tc = tiling.vsc.tile_count
+    if not tiling.vsc.binning_possible and tc[0] * tc[1] > 2:
+        return SYSMEM_NO_BINNING
+    return None
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class SysmemPlan:
+    """An FDM pass that turnip renders in sysmem (``tu_cmd_render_sysmem``): the FDM is never
+    sampled and no bin is rendered; every patchpoint keeps the value it was given at record
+    time (``_tu_create_fdm_bin_patchpoint``, tu_cmd_buffer.h): frag area 1x1 for each of
+    ``max(num_views, 1)`` views, bins ``(0, 0)-(16384, 16384)``, common bin start and HW offsets
+    0.  So user viewports pass unchanged, scissors are clamped to ``[0, 16384)``, FragCoord is
+    the hardware's and ``FragSizeEXT`` is 1x1: the pass renders at full rate."""
+
+    scenario: Scenario
+    render_mode: Literal["sysmem"] = "sysmem"
+    sysmem_reason: str
+    gmem: GmemConfig
+    tiling: TilingConfig | None       # the tiling turnip computed (None: no tile size fits)
+    viewport_state: ViewportState
+    shared_viewport: bool
+    lrz: LrzPassState
+    bin: Rect4                         # the dummy bin every view's patchpoints see
+    frag_areas: tuple[Pair, ...]       # (1, 1) per view
+    slots: tuple[ViewportPatch, ...]
+    fs_params: tuple[FsParams, ...]
+    tiles: tuple[TilePlan, ...] = ()   # none: nothing is rendered per bin
+
+
+#: the bin of the record-time patchpoint application (``MAX_VIEWPORT_SIZE`` square at the origin)
+SYSMEM_BIN: Rect4 = (0, 0, MAX_VIEWPORT_SIZE, MAX_VIEWPORT_SIZE)
+
+
+def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reason: str) -> SysmemPlan:
+    vs = viewport_state(sc.views, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
+                        sc.gpu.has_per_view_viewport)
+    n = max(sc.views, 1)
+    ones = ((1, 1),) * n
+    bins = (SYSMEM_BIN,) * n
+    zeros = ((0, 0),) * n
+    return SysmemPlan(scenario=sc, sysmem_reason=reason, gmem=gm, tiling=tiling, viewport_state=vs,
+                      shared_viewport=vs.share_scale,
+                      lrz=tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag),
+                      bin=SYSMEM_BIN, frag_areas=ones,
+                      slots=patch_slots(vs, sc.viewports, sc.scissors, ones, bins, (0, 0), zeros),
+                      fs_params=fs_params(ones, bins, (0, 0)))
+
+
+def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
+    """Model ``tu_cmd_render`` for an FDM render pass.  ``use_sysmem_rendering`` decides first
+    (:func:`sysmem_reason`): a sysmem pass gives a :class:`SysmemPlan`.  A GMEM pass gives a
+    :class:`RenderPassPlan` (``tu_cmd_render_tiles``): tile configuration, then for every rendered
+    root tile in walk order what ``tu6_emit_tile_select`` and the patchpoints program."""
     gpu: GpuProfile = sc.gpu
     layers = max(sc.views, 1)
     gm = gmem_config(tuple(a.cpp * a.samples for a in sc.attachments), gpu.tile_align, gmem_budget(gpu), layers)
-    tiling = _tiling(sc, gm)
+    tiling_or_none = _tiling(sc, gm)
+    reason = sysmem_reason(sc, tiling_or_none)
+    if reason is not None:
+        return _sysmem_plan(sc, gm, tiling_or_none, reason)
+    assert tiling_or_none is not None  # sysmem_reason returns a reason for every None tiling
+    tiling = tiling_or_none
     T = tiling.tile_size
     vs = viewport_state(sc.views, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
                         gpu.has_per_view_viewport)

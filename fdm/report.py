@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .patch import ViewportPatch
-from .plan import RenderPassPlan, TilePlan, ViewPlan
+from .plan import RenderPassPlan, SysmemPlan, TilePlan, ViewPlan
 from .registers import register_warnings, warning_json
 from .turnip import INVISIBLE_FRAG_AREA
 
@@ -55,14 +55,46 @@ def tile_json(t: TilePlan) -> dict[str, Any]:
     }
 
 
-def plan_json(plan: RenderPassPlan) -> dict[str, Any]:
+def _common_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
     sc = plan.scenario
-    vsc = plan.tiling.vsc
     return {
         "scenario": sc.name,
         "gpu": sc.gpu.name,
         "framebuffer": list(sc.framebuffer),
         "views": sc.views,
+        "render_mode": plan.render_mode,
+        "sysmem_reason": plan.sysmem_reason,
+    }
+
+
+def sysmem_json(plan: SysmemPlan) -> dict[str, Any]:
+    """A pass rendered in sysmem: the record-time patchpoint values every draw uses."""
+    sc = plan.scenario
+    return {
+        **_common_json(plan),
+        "tile_size": list(plan.tiling.tile_size) if plan.tiling is not None else None,
+        "gmem_pixels": plan.gmem.gmem_pixels,
+        "shared_viewport": plan.shared_viewport,
+        "bin_merging": sc.bin_merging,
+        "depth_load_op": sc.depth_load_op,
+        "lrz": {"valid": plan.lrz.valid, "reason": plan.lrz.reason},
+        "sysmem": {"bin": list(plan.bin), "frag_areas": [list(f) for f in plan.frag_areas],
+                   "slots": [_slot_json(s) for s in plan.slots],
+                   "fs_params": [{"frag_size": list(f.frag_size), "frag_offset": list(f.frag_offset)}
+                                 for f in plan.fs_params]},
+        "tiles": [],
+        "warnings": [],
+    }
+
+
+def plan_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
+    """The plan as a JSON document (``render_mode`` says which kind)."""
+    if isinstance(plan, SysmemPlan):
+        return sysmem_json(plan)
+    sc = plan.scenario
+    vsc = plan.tiling.vsc
+    return {
+        **_common_json(plan),
         "tile_size": list(plan.tiling.tile_size),
         "tile_size_selected": plan.tiling.tile_size_selected,
         "tile_align": list(plan.gmem.tile_align),
@@ -97,8 +129,23 @@ def _fa(fa: tuple[int, int]) -> str:
     return "inf" if tuple(fa) == INVISIBLE_FRAG_AREA else f"{fa[0]}x{fa[1]}"
 
 
-def plan_table(plan: RenderPassPlan) -> str:
-    """One line per rendered tile and view, in walk order."""
+def sysmem_table(plan: SysmemPlan) -> str:
+    sc = plan.scenario
+    lines = [f"{sc.name}: {sc.gpu.name}, framebuffer {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s), "
+             f"rendered in sysmem: {plan.sysmem_reason}",
+             "every view: frag area 1x1 (full rate), bin (0,0)-(16384,16384), user viewports unchanged, "
+             f"scissors clamped to [0, 16384); LRZ {'on' if plan.lrz.valid else 'off'}", "",
+             f"{'slot':>4} {'view':>4} {'viewport (x,y,w,h)':>32} {'scissor TL':>13} {'scissor BR':>13}"]
+    for s in plan.slots:
+        vp = ",".join(f"{c:g}" for c in s.viewport)
+        lines.append(f"{s.slot:>4} {s.view:>4} {vp:>32} {_p(s.scissor[0]):>13} {_p(s.scissor[1]):>13}")
+    return "\n".join(lines)
+
+
+def plan_table(plan: RenderPassPlan | SysmemPlan) -> str:
+    """One line per rendered tile and view, in walk order (a sysmem pass: its patched slots)."""
+    if isinstance(plan, SysmemPlan):
+        return sysmem_table(plan)
     sc = plan.scenario
     vsc = plan.tiling.vsc
     lines: list[str] = [

@@ -13,7 +13,7 @@ import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any, NoReturn
+from typing import Any, Literal, NoReturn
 
 import attrs
 import numpy as np
@@ -33,6 +33,10 @@ else:  # pragma: no cover - Python 3.10
     import tomli as _toml
 
 MAX_FDM_TEXEL_SIZE = 1024
+
+#: the TU_DEBUG flags a scenario may set (``tu_debug = ["sysmem"]``)
+TuDebugFlag = Literal["sysmem", "gmem"]
+TU_DEBUG_FLAGS: tuple[TuDebugFlag, ...] = ("sysmem", "gmem")
 
 # ---------------------------------------------------------------------------------------------
 # Limits of the schema (docs/scenario.md, "Limits").  Each is checked before anything of that
@@ -99,6 +103,9 @@ class Scenario:
     depth_load_op: DepthLoadOp = "clear"
     #: which reading of the functions that differ between turnip revisions/forks (``[driver]``)
     driver: DriverVariants = UPSTREAM
+    #: TU_DEBUG flags that change how the pass renders: "sysmem" forces sysmem rendering, "gmem"
+    #: forces GMEM when binning is impossible (use_sysmem_rendering)
+    tu_debug: tuple[TuDebugFlag, ...] = ()
     viewports: tuple[Viewport, ...] = ()
     scissors: tuple[Rect, ...] = ()
     name: str = "scenario"
@@ -437,7 +444,7 @@ def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: 
 TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", "fdm_offset_create_flag",
              "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
              "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op",
-             "driver")
+             "driver", "tu_debug")
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
@@ -520,6 +527,8 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
     merging = choice("bin_merging", d.get("bin_merging", "upstream"), MERGING_VARIANTS)
     depth_load_op = choice("depth_load_op", d.get("depth_load_op", "clear"), DEPTH_LOAD_OPS)
     driver = parse_driver_variants(d["driver"]) if "driver" in d else UPSTREAM
+    tu_debug = tuple(choice(f"tu_debug[{i}]", f, TU_DEBUG_FLAGS)
+                     for i, f in enumerate(_list(d.get("tu_debug", []), "tu_debug", max_len=len(TU_DEBUG_FLAGS))))
 
     n_slots = views if (qcom_pvv and not writes_vpi) else None
     viewports: tuple[Viewport, ...] = (Viewport(0.0, 0.0, float(fb[0]), float(fb[1])),)
@@ -553,6 +562,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
                     attachments=attachments, fdm_offset_create_flag=create_flag, fdm_offsets=offsets,
                     writes_viewport_index=writes_vpi, multiview_per_view_viewports=qcom_pvv,
                     render_areas=render_areas, bin_merging=merging, depth_load_op=depth_load_op, driver=driver,
+                    tu_debug=tu_debug,
                     viewports=viewports, scissors=scissors,
                     name=name)
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from fdm.errors import ScenarioError
 from fdm.outputs import check_output_dir, write_files
-from fdm.plan import plan_render_pass
+from fdm.plan import SysmemPlan, plan_render_pass
 from fdm.scenario import load_scenario
 
-from .layout_json import layout_json
-from .report import layout_files
+from .layout_json import layout_json, sysmem_layout_json
+from .report import layout_files, sysmem_layout_files
 from .solver import tu_calc_subsampled
 
 SubParsers = Any  # argparse._SubParsersAction (a private class)
@@ -42,10 +42,16 @@ def cmd_layout(args: argparse.Namespace) -> int:
         if not 0 <= args.view < plan.scenario.views:
             raise ScenarioError("--view", f"must be in [0, {plan.scenario.views - 1}], got {args.view}")
         views = [args.view]
-    if args.json:
+    if isinstance(plan, SysmemPlan):
+        if args.json:
+            print(json.dumps(sysmem_layout_json(plan, views), indent=1))
+            return 0
+        files, summary = sysmem_layout_files(plan)
+    elif args.json:
         print(json.dumps(layout_json(plan, tu_calc_subsampled(plan), views), indent=1))
         return 0
-    files, summary = layout_files(plan, views)
+    else:
+        files, summary = layout_files(plan, views)
     written = write_files("--out", out, files)
     print(summary)
     print(f"wrote {len(written)} files to {out} (open {out}/index.html)")

@@ -21,11 +21,11 @@ import numpy as np
 
 from fdm.errors import ScenarioError
 from fdm.geometry import Rect
-from fdm.plan import RenderPassPlan
+from fdm.plan import RenderPassPlan, SysmemPlan
 
 from .aprons import AprBlit, tu_calc_subsampled_aprons
-from .metadata import LAYER_VEC4S, LayerMetadata, MetadataBin, Scalar, tu_emit_subsampled_metadata
-from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, SubsampledTile
+from .metadata import LAYER_VEC4S, LayerMetadata, MetadataBin, Scalar, sysmem_metadata, tu_emit_subsampled_metadata
+from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, SubsampledTile, image_size0
 
 Pair = tuple[int, int]
 JsonDoc = dict[str, Any]
@@ -113,6 +113,25 @@ def _view_json(layout: SubsampledLayout, view: int, slots: dict[Pair, list[int]]
     return doc
 
 
+def sysmem_layout_json(plan: SysmemPlan, views: Sequence[int] | None = None) -> JsonDoc:
+    """The layout document of a pass rendered in sysmem: nothing is laid out per bin; every
+    layer gets the dummy metadata of ``tu6_sysmem_render_end`` (:func:`sysmem_metadata`)."""
+    sc = plan.scenario
+    vs = list(range(sc.views)) if views is None else [int(v) for v in views]
+    metas = sysmem_metadata(plan)
+    return {
+        "scenario": sc.name,
+        "gpu": sc.gpu.name,
+        "render_mode": "sysmem",
+        "sysmem_reason": plan.sysmem_reason,
+        "solved": False,
+        "framebuffer": _pair(sc.framebuffer),
+        "views": [{"view": v, "layer": metas[v].layer, "image": _pair(image_size0(plan)),
+                   "header": _header(metas[v]), "fallback_bin": _bin_values(metas[v].bins[0]),
+                   "bins": [], "aprons": []} for v in vs],
+    }
+
+
 def layout_json(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int] | None = None) -> JsonDoc:
     """The layout document of ``plan`` (schema: docs/layout-json.md) for ``views`` (default all,
     in order).  ``layout`` is ``tu_calc_subsampled(plan)``; metadata and aprons use the offsets
@@ -129,6 +148,8 @@ def layout_json(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[
     return {
         "scenario": sc.name,
         "gpu": sc.gpu.name,
+        "render_mode": "gmem",
+        "sysmem_reason": None,
         "solved": layout.solved,
         "max_bins": TU_SUBSAMPLED_MAX_BINS,
         "framebuffer": _pair(layout.fb_size),

@@ -22,9 +22,10 @@ import numpy as np
 
 from fdm.cmath import F32
 from fdm.errors import DriverAssertion, ScenarioError
+from fdm.plan import SysmemPlan
 
 from .options import OffsetsUnderSharedViewport
-from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, fb_bin_start
+from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, fb_bin_start, image_size0
 
 Pair = tuple[int, int]
 FPair = tuple[np.float32, np.float32]
@@ -83,6 +84,15 @@ def fallback_metadata(image_extent: Pair, size0: Pair, layer: int = 0, view: int
     r = size_ratio(image_extent, size0)
     hdr = MetadataHeader((F32(1), F32(1)), (F32(0), F32(0)), 1)
     return LayerMetadata(layer, view, True, hdr, (MetadataBin(r, (F32(0), F32(0))),))
+
+
+def sysmem_metadata(plan: SysmemPlan) -> tuple[LayerMetadata, ...]:
+    """What ``tu6_sysmem_render_end`` (tu_cmd_buffer.cc, pop-os @ 4ff7b570) writes for a stored
+    subsampled attachment of a pass rendered in sysmem: ``tu_emit_subsampled_metadata`` with no
+    tiles, i.e. :func:`fallback_metadata` for every layer (one per view of a multiview pass)."""
+    size0 = image_size0(plan)
+    return tuple(fallback_metadata(plan.scenario.framebuffer, size0, layer=v, view=v)
+                 for v in range(max(plan.scenario.views, 1)))
 
 
 def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_extent: Pair | None = None,

@@ -8,11 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from fdm.outputs import write_files
-from fdm.plan import RenderPassPlan
+from fdm.plan import RenderPassPlan, SysmemPlan
 from fdm.report import plan_table
 
 from .aprons import tu_calc_subsampled_aprons
 from .draw import Canvas, to_png, to_svg
+from .metadata import sysmem_metadata
 from .pictures import framebuffer_picture, heat_rgb, raster_picture, subsampled_picture, to_rgb8
 from .solver import SubsampledLayout, tu_calc_subsampled
 
@@ -110,6 +111,30 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
     files["index.html"] = _html(plan, summary, table, ltable, rows).encode("utf-8")
     return files, summary
+
+
+def sysmem_layout_files(plan: SysmemPlan) -> tuple[dict[str, bytes], str]:
+    """``layout.txt`` and ``index.html`` for a pass turnip renders in sysmem: no bin is laid out;
+    each layer gets the dummy metadata of ``tu6_sysmem_render_end``.  Returns the files and the
+    one-line summary."""
+    sc = plan.scenario
+    metas = sysmem_metadata(plan)
+    summary = (f"subsampled layout: none - turnip renders this pass in sysmem ({plan.sysmem_reason}); "
+               f"every layer gets dummy metadata: header scale 1, offset 0, one bin scaling by "
+               f"{float(metas[0].bins[0].scale[0]):.9g} x {float(metas[0].bins[0].scale[1]):.9g}")
+    table = plan_table(plan)
+    text = summary + "\n"
+    page = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>turnip-fdm: {html.escape(sc.name)}</title></head>
+<body>
+<h1>{html.escape(sc.name)}: {html.escape(sc.gpu.name)}, {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s)</h1>
+<p>{html.escape(summary)}</p>
+<h2>Plan</h2>
+<pre>{html.escape(table)}</pre>
+</body></html>
+"""
+    return {"layout.txt": text.encode("utf-8"), "index.html": page.encode("utf-8")}, summary
 
 
 def write_layout(plan: RenderPassPlan, out_dir: str, views: Sequence[int] | None = None

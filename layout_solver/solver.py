@@ -18,7 +18,7 @@ import attrs
 from fdm.cmath import div_round_up
 from fdm.errors import ScenarioError
 from fdm.geometry import Rect
-from fdm.plan import RenderPassPlan
+from fdm.plan import RenderPassPlan, SysmemPlan
 from fdm.tile_select import use_fast_store
 from fdm.tiles import TileConfig
 from fdm.turnip import tu_bin_offset
@@ -205,7 +205,7 @@ def fb_bin_start(tile: SubsampledTile, tile_size: Pair, b_o: Pair) -> Pair:
     return (max(tile.pos[0] * tile_size[0] - b_o[0], 0), max(tile.pos[1] * tile_size[1] - b_o[1], 0))
 
 
-def image_size0(plan: RenderPassPlan) -> Pair:
+def image_size0(plan: RenderPassPlan | SysmemPlan) -> Pair:
     """``width0 x height0`` of an image exactly covered by the framebuffer (``tu_image_init``):
     with both SUBSAMPLED and FDM_OFFSET create bits the layout gets ``tile_align`` of slop."""
     sc = plan.scenario

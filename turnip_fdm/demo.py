@@ -9,7 +9,7 @@ from importlib import resources
 from typing import Any
 
 from fdm.outputs import check_output_dir, write_files
-from fdm.plan import plan_render_pass
+from fdm.plan import RenderPassPlan, plan_render_pass
 from fdm.report import plan_json, plan_table
 from fdm.scenario import load_scenario
 from layout_solver.report import layout_files
@@ -24,6 +24,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out = args.out
     check_output_dir("--out", out)
     plan = plan_render_pass(load_scenario(demo_scenario_path()))
+    if not isinstance(plan, RenderPassPlan):  # the embedded scenario is a GMEM pass
+        raise AssertionError(f"the demo scenario renders in sysmem: {plan.sysmem_reason}")
     table = plan_table(plan)
     files = {"plan.json": (json.dumps(plan_json(plan), indent=1) + "\n").encode("utf-8"),
              "plan.txt": (table + "\n").encode("utf-8")}

@@ -167,13 +167,24 @@ def test_unexpected_exception_one_line_and_traceback_flag(monkeypatch: pytest.Mo
 
 
 def test_check_runs_exactly_the_validation_of_plan(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    # valid schema, but no tile size fits GMEM: plan refuses, so check must refuse too
-    d = dict(SMALL, attachments=[{"cpp": 16, "samples": 8}] * 8, framebuffer=[4000, 4000],
-             density={"views": [{"generator": "constant", "size": [125, 125], "density": 1.0}]})
+    # valid schema, but the tile size is not a multiple of the *pass* alignment (a630 doubles
+    # tile_align_h for a 2-view pass: 32x16 -> 32x32): plan refuses, so check must refuse too
+    d = dict(SMALL, gpu="a630", views=2, tile_size=[32, 16])
     s = scenario_file(tmp_path, d)
     st_plan, _, err_plan = call(capsys, "plan", s)
     st_check, _, err_check = call(capsys, "check", s)
     assert st_plan == st_check == 2 and err_plan == err_check
+    one_error_line(err_check, "tile_size", "pass tile alignment")
+    # attachments that do not fit GMEM: turnip renders in sysmem; both plan it and say why
+    d = dict(SMALL, attachments=[{"cpp": 16, "samples": 8}] * 8, framebuffer=[4000, 4000],
+             density={"views": [{"generator": "constant", "size": [125, 125], "density": 1.0}]})
+    s = scenario_file(tmp_path, d)
+    st_plan, out_plan, _ = call(capsys, "plan", s, "--json")
+    st_check, out_check, _ = call(capsys, "check", s)
+    doc = json.loads(out_plan)
+    assert st_plan == st_check == 0
+    assert doc["render_mode"] == "sysmem" and doc["sysmem_reason"] == "Can't fit attachments into gmem"
+    assert "rendered in sysmem" in out_check
 
 
 # ---------------------------------------------------------------------------------------------
