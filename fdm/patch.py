@@ -37,6 +37,7 @@ class ViewportState:
     share_scale: bool
     slot_count: int
     views: int
+    per_layer_viewport: bool = False   # VALVE layered: gl_Layer copied to gl_ViewportIndex
 
     def slot_view(self, slot: int) -> int:
         """The view whose scale and bin a slot uses."""
@@ -48,15 +49,33 @@ class ViewportState:
 
 
 def viewport_state(views: int, user_viewports: int, writes_viewport_index: bool,
-                   multiview_per_view_viewports: bool, has_per_view_viewport: bool) -> ViewportState:
-    """``per_view_viewport = !writes_viewport && (QCOM per-view viewports || has_per_view_viewport)``
-    (the fragment shader is assumed compiled for FDM); ``share_scale`` is its negation (no VALVE
-    layered lowering is modelled) and sets ``rp.shared_viewport``."""
-    pvv = (not writes_viewport_index) and (multiview_per_view_viewports or has_per_view_viewport)
-    fake = pvv and not multiview_per_view_viewports
-    slots = max(views, 1) if pvv else user_viewports
-    return ViewportState(per_view_viewport=pvv, fake_single_viewport=fake, share_scale=not pvv, slot_count=slots,
-                         views=views)
+                   multiview_per_view_viewports: bool, has_per_view_viewport: bool, *,
+                   fdm_per_layer: bool = False, max_fdm_layers: int = 1) -> ViewportState:
+    """``tu_emit_program_state`` (tu_pipeline.cc, pop-os @ 26e5c1f9) with the fragment shader
+    compiled for FDM.  ``views`` is ``tu_fdm_num_layers``.
+
+    VK_VALVE_fragment_density_map_layered (``fdm_per_layer``, a non-multiview pass):
+    ``tu_nir_lower_layered_fdm`` (tu_shader.cc, pop-os @ 025a3b4d) makes the last
+    pre-rasterisation stage copy ``gl_Layer`` into ``gl_ViewportIndex`` unless it writes the
+    viewport itself (``per_layer_viewport``); the shader then writes the viewport, so
+    ``per_view_viewport = !writes_viewport && (QCOM per-view viewports || has_per_view_viewport)``
+    is false, ``fake_single_viewport = (per_view_viewport && !QCOM) || per_layer_viewport``,
+    ``share_scale = !per_view_viewport && !per_layer_viewport`` (it sets ``rp.shared_viewport``),
+    and the slot count is ``max_fdm_layers`` per layer, ``num_views`` per view, else the user
+    count (``tu6_emit_viewport_fdm``)."""
+    per_layer_viewport = fdm_per_layer and not writes_viewport_index
+    writes = writes_viewport_index or per_layer_viewport
+    pvv = (not writes) and (multiview_per_view_viewports or has_per_view_viewport)
+    fake = (pvv and not multiview_per_view_viewports) or per_layer_viewport
+    if per_layer_viewport:
+        slots = max_fdm_layers
+    elif pvv:
+        slots = max(views, 1)
+    else:
+        slots = user_viewports
+    return ViewportState(per_view_viewport=pvv, fake_single_viewport=fake,
+                         share_scale=not pvv and not per_layer_viewport, slot_count=slots, views=views,
+                         per_layer_viewport=per_layer_viewport)
 
 
 @attrs.frozen(kw_only=True)
@@ -162,4 +181,109 @@ def blit_rects(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_off
         out.append(BlitRects(load_dst=(cx - h0[0], cy - h0[1], sw, sh), load_src=(x, y, w, h),
                              store_dst=((x, y), (x + w - 1, y + h - 1)),
                              store_src=((cx, cy), (cx + sw - 1, cy + sh - 1))))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------------------------
+# custom-resolve subpasses (VK_EXT_custom_resolve)
+#
+# In a custom-resolve subpass the patchpoints captured ``custom_resolve = true`` at record time
+# (``tu_emit_subpass_custom_resolve`` sets TU_CMD_DIRTY_FDM so they are re-emitted).  HW
+# coordinates then live in the space of the attachment being written, whose origin for the bin
+# is ``tile_start``: ``subsampled_pos[v].offset`` when the tile was placed by
+# ``tu_calc_subsampled`` (``tile->subsampled``), else the framebuffer bin start ``B_v.offset``.
+# A view that is not in ``tile->subsampled_views`` is rendered unscaled (fragment area 1).  The
+# caller (``layout_solver.custom_resolve``) picks ``tile_start``; these functions are the
+# arithmetic.  HW bin scaling is off in the subpass (``GRAS_BIN_FOVEAT``/``RB_BIN_FOVEAT``
+# cleared), so no ``o'`` appears anywhere.
+
+
+def custom_resolve_frag_areas(frag_area: Pair, view_subsampled: bool) -> tuple[Pair, Pair]:
+    """``(rendering_frag_area, gmem_frag_area)`` of ``fdm_apply_fs_params``
+    (src/freedreno/vulkan/tu_cmd_buffer.cc, pop-os @ 4ff7b570) in a custom-resolve subpass:
+    ``(fa, (1,1))`` for a subsampled view (HW space = subsampled space, scaled like GMEM),
+    ``((1,1), fa)`` otherwise (HW space unscaled; GMEM is ``fa`` times smaller)."""
+    fa: Pair = (frag_area[0], frag_area[1])
+    return (fa, (1, 1)) if view_subsampled else ((1, 1), fa)
+
+
+def fs_params_custom_resolve(frag_area: Pair, bin_rect: Rect4, common_bin_offset: Pair, tile_start: Pair,
+                             view_subsampled: bool) -> FsParams:
+    """One view of ``fdm_apply_fs_params`` (src/freedreno/vulkan/tu_cmd_buffer.cc, pop-os @
+    4ff7b570) with ``state->custom_resolve`` set.
+
+    ``frag_size = rendering_fa``, ``frag_offset = tile_start - B.offset / rendering_fa``
+    (user FragCoord ``(hw - frag_offset) * frag_size`` is framebuffer space again);
+    ``gmem_scale = 1 / gmem_fa`` (``fui(1. / gmem_frag_area)``: a double rounded to float) and
+    ``gmem_offset = b_cs - tile_start / gmem_fa`` (GMEM FragCoord ``hw * gmem_scale + gmem_offset``
+    in ``lower_fdm_instr``, tu_shader.cc, pop-os @ 025a3b4d, is rendering space: the GMEM bin
+    starts at ``b_cs``).  Both offsets go through ``tu_fdm_per_bin_offset``, which asserts the
+    exact divisions."""
+    rfa, gfa = custom_resolve_frag_areas(frag_area, view_subsampled)
+    offset = tu_fdm_per_bin_offset(rfa, bin_rect[:2], tile_start)
+    gmem_offset = tu_fdm_per_bin_offset(gfa, tile_start, common_bin_offset)
+    scale = (float(np.float32(1.0 / gfa[0])), float(np.float32(1.0 / gfa[1])))
+    return FsParams(frag_size=rfa, frag_offset=offset, gmem_scale=scale, gmem_offset=gmem_offset)
+
+
+def viewport_early_out(frag_area: Pair, bin_rect: Rect4, common_bin_offset: Pair) -> bool:
+    """The first test of a slot in ``fdm_apply_viewports`` (src/freedreno/vulkan/tu_pipeline.cc,
+    pop-os @ 26e5c1f9): ``fa == (1,1) && bin.offset == b_cs`` keeps the user viewport as it is.
+    It reads the tile's ``fa`` and ``b_cs`` *before* the custom-resolve substitution of
+    ``tile_start`` (docs/functions/custom_resolve.md, "Viewport left in framebuffer space")."""
+    return tuple(frag_area) == (1, 1) and tuple(bin_rect[:2]) == tuple(common_bin_offset)
+
+
+def viewport_custom_resolve(viewport: tuple[float, float, float, float], frag_area: Pair, bin_rect: Rect4,
+                            common_bin_offset: Pair, tile_start: Pair, view_subsampled: bool
+                            ) -> tuple[np.float32, np.float32, np.float32, np.float32]:
+    """One slot of ``fdm_apply_viewports`` (src/freedreno/vulkan/tu_pipeline.cc, pop-os @
+    26e5c1f9) with ``state->custom_resolve`` set, outside the binning pass, float32.
+
+    :func:`viewport_early_out` first (user viewport unchanged); otherwise ``fa`` becomes
+    ``(1,1)`` for a view that is not subsampled, ``scale = 1.0f / fa``,
+    ``o = tu_fdm_per_bin_offset(fa, bin, tile_start)`` with no ``o'`` subtracted, ``x' = scale*x +
+    o``, ``w' = w*scale``.  (Evaluated by :func:`fdm.turnip.fdm_apply_viewport` with
+    ``b_cs := tile_start`` and ``o' = 0``; its own early-out then returns exactly the values the
+    general formula gives.)"""
+    vx, vy, vw, vh = viewport
+    if viewport_early_out(frag_area, bin_rect, common_bin_offset):
+        return (np.float32(vx), np.float32(vy), np.float32(vw), np.float32(vh))
+    rfa, _ = custom_resolve_frag_areas(frag_area, view_subsampled)
+    return fdm_apply_viewport(viewport, rfa, bin_rect, tile_start, (0, 0))
+
+
+def scissor_custom_resolve(user_scissor: Rect4, frag_area: Pair, bin_rect: Rect4, tile_start: Pair,
+                           view_subsampled: bool) -> tuple[Pair, Pair]:
+    """One slot of ``fdm_apply_scissors`` (src/freedreno/vulkan/tu_pipeline.cc, pop-os @
+    26e5c1f9) with ``state->custom_resolve`` set, outside the binning pass: ``fa`` becomes
+    ``(1,1)`` for a view that is not subsampled, ``tile_start`` is not reduced by ``o'``, and the
+    user scissor is intersected with ``[tile_start, tile_start + B.extent / fa)``
+    (:func:`fdm.turnip.scissor_transform`).  Returns ``(offset, uint32 extent)``."""
+    rfa, _ = custom_resolve_frag_areas(frag_area, view_subsampled)
+    return scissor_transform(user_scissor, rfa, bin_rect, tile_start)
+
+
+def patch_slots_custom_resolve(vs: ViewportState, user_viewports: Sequence[UserViewport],
+                               user_scissors: Sequence[Rect], frag_areas: Sequence[Pair], bins: Sequence[Rect4],
+                               common_bin_offset: Pair, tile_starts: Sequence[Pair],
+                               subsampled_views: int) -> tuple[ViewportPatch, ...]:
+    """The viewport and scissor patchpoints of one bin in a custom-resolve subpass (not the
+    binning pass): :func:`viewport_custom_resolve` and :func:`scissor_custom_resolve` per slot,
+    routed like :func:`patch_slots` (``tu6_emit_viewport_fdm``/``tu6_emit_scissor_fdm``,
+    tu_pipeline.cc, pop-os @ 26e5c1f9).  ``tile_starts`` and ``frag_areas`` have one entry per
+    view; ``subsampled_views`` is the tile's mask."""
+    out: list[ViewportPatch] = []
+    for i in range(vs.slot_count):
+        v = vs.slot_view(i)
+        u = vs.slot_user_index(i)
+        fa: Pair = (frag_areas[v][0], frag_areas[v][1])
+        b, start = bins[v], tile_starts[v]
+        sub = bool(subsampled_views >> v & 1)
+        vp = user_viewports[u]
+        pv = viewport_custom_resolve((vp.x, vp.y, vp.w, vp.h), fa, b, common_bin_offset, start, sub)
+        off, ext = scissor_custom_resolve(user_scissors[u].as_tuple(), fa, b, start, sub)
+        out.append(ViewportPatch(slot=i, view=v, viewport=(float(pv[0]), float(pv[1]), float(pv[2]), float(pv[3])),
+                                 viewport_scissor=tu6_emit_viewport_scissor(pv), scissor_offset=off,
+                                 scissor_extent=ext, scissor=tu6_emit_scissor(off, ext)))
     return tuple(out)

@@ -6,7 +6,7 @@ from typing import Literal
 
 import attrs
 
-from .errors import ScenarioError
+from .errors import DriverAssertion, ScenarioError
 from .gpu import GpuProfile, gmem_budget
 from .lrz import LrzPassState, max_fdm_extra_size, tu_lrz_init_state
 from .options import MERGING_VARIANTS, choice
@@ -108,7 +108,7 @@ def max_tile_size(sc: Scenario) -> Pair:
     if not sc.fdm_offset_create_flag or sc.depth_load_op == "none":
         return (gpu.tile_max_w, gpu.tile_max_h)
     samples = max(a.samples for a in sc.attachments)
-    cw, ch = max_fdm_extra_size(gpu, sc.framebuffer[0], sc.framebuffer[1], samples, max(sc.views, 1))
+    cw, ch = max_fdm_extra_size(gpu, sc.framebuffer[0], sc.framebuffer[1], samples, sc.gmem_layers)
     return (min(gpu.tile_max_w, cw), min(gpu.tile_max_h, ch))
 
 
@@ -135,7 +135,7 @@ def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig | None:
         if gm.gmem_pixels == 0:
             return None
         t = select_tile_size(sc.framebuffer, gm.tile_align, max_tile_size(sc), gm.gmem_pixels,
-                             max(sc.views, 1), True)
+                             sc.gmem_layers, True)
         if t is None:
             return None
         selected = True
@@ -192,8 +192,10 @@ SYSMEM_BIN: Rect4 = (0, 0, MAX_VIEWPORT_SIZE, MAX_VIEWPORT_SIZE)
 
 
 def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reason: str) -> SysmemPlan:
-    vs = viewport_state(sc.views, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
-                        sc.gpu.has_per_view_viewport)
+    # the record-time application sees MAX2(pass->num_views, 1) views, not tu_fdm_num_layers
+    vs = viewport_state(max(sc.views, 1), len(sc.viewports), sc.writes_viewport_index,
+                        sc.multiview_per_view_viewports, sc.gpu.has_per_view_viewport,
+                        fdm_per_layer=sc.fdm_per_layer and sc.views == 1, max_fdm_layers=sc.max_fdm_layers)
     n = max(sc.views, 1)
     ones = ((1, 1),) * n
     bins = (SYSMEM_BIN,) * n
@@ -212,7 +214,7 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     :class:`RenderPassPlan` (``tu_cmd_render_tiles``): tile configuration, then for every rendered
     root tile in walk order what ``tu6_emit_tile_select`` and the patchpoints program."""
     gpu: GpuProfile = sc.gpu
-    layers = max(sc.views, 1)
+    layers = sc.gmem_layers
     gm = gmem_config(tuple(a.cpp * a.samples for a in sc.attachments), gpu.tile_align, gmem_budget(gpu), layers)
     tiling_or_none = _tiling(sc, gm)
     reason = sysmem_reason(sc, tiling_or_none)
@@ -221,24 +223,33 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     assert tiling_or_none is not None  # sysmem_reason returns a reason for every None tiling
     tiling = tiling_or_none
     T = tiling.tile_size
-    vs = viewport_state(sc.views, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
-                        gpu.has_per_view_viewport)
+    nv = sc.fdm_layers  # tu_fdm_num_layers: views, or per-layer FDM layers
+    vs = viewport_state(nv, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
+                        gpu.has_per_view_viewport, fdm_per_layer=sc.fdm_per_layer and sc.views == 1,
+                        max_fdm_layers=sc.max_fdm_layers)
+    if vs.per_layer_viewport and vs.slot_count > nv:
+        # tu6_emit_tile_select hands the patchpoints bins[views] and frag areas of `views`
+        # layers; the slots past them read bins[] out of bounds and a zeroed frag area
+        # (tu_fdm_per_bin_offset divides by 0): undefined behaviour (docs/findings.md, finding p)
+        raise DriverAssertion("fdm_apply_viewports", f"max_fdm_layers {vs.slot_count} > framebuffer layers {nv}: "
+                                                     f"viewport slots {nv}..{vs.slot_count - 1} read bins[] past "
+                                                     f"its {nv} entries and divide by a zero frag area")
     shared = vs.share_scale
-    inp = FdmInputs(fb_size=sc.framebuffer, tile_size=T, views=sc.views, density=sc.density,
+    inp = FdmInputs(fb_size=sc.framebuffer, tile_size=T, views=nv, density=sc.density,
                     render_areas=sc.render_areas, fdm_offsets=sc.fdm_offsets, shared_viewport=shared)
     grid = calc_tile_config(inp, tiling.vsc, merging=choice("bin_merging", sc.bin_merging, MERGING_VARIANTS),
                             has_bin_mask=gpu.has_bin_mask, has_abs_bin_mask=gpu.has_abs_bin_mask)
-    st = PassState(fb_size=sc.framebuffer, tile_size=T, views=sc.views, layers=layers, fdm_offsets=sc.fdm_offsets,
+    st = PassState(fb_size=sc.framebuffer, tile_size=T, views=nv, layers=layers, fdm_offsets=sc.fdm_offsets,
                    shared_viewport=shared, has_hw_bin_scaling=gpu.has_hw_bin_scaling, chip=gpu.chip)
-    bin_offsets = tuple(tu_bin_offset(u, T) for u in sc.fdm_offsets) if sc.fdm_offsets else ((0, 0),) * sc.views
+    bin_offsets = tuple(tu_bin_offset(u, T) for u in sc.fdm_offsets) if sc.fdm_offsets else ((0, 0),) * nv
 
     # binning pass
     shifted = sc.fdm_offsets is not None and not shared
-    bbins = tuple(binning_pass_bin(sc.framebuffer, bin_offsets[v] if shifted else None) for v in range(sc.views))
+    bbins = tuple(binning_pass_bin(sc.framebuffer, bin_offsets[v] if shifted else None) for v in range(nv))
     has_off = sc.fdm_offsets is not None
     bws = ((0, 0), (sc.framebuffer[0] + (T[0] if has_off else 0) - 1, sc.framebuffer[1] + (T[1] if has_off else 0) - 1))
-    ones = ((1, 1),) * sc.views
-    zeros = ((0, 0),) * sc.views
+    ones = ((1, 1),) * nv
+    zeros = ((0, 0),) * nv
     binning = BinningPlan(bins=bbins, window_scissor=bws,
                           slots=patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros))
 

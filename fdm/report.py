@@ -62,6 +62,9 @@ def _common_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
         "gpu": sc.gpu.name,
         "framebuffer": list(sc.framebuffer),
         "views": sc.views,
+        "layers": sc.layers,
+        "fdm_per_layer": sc.fdm_per_layer,
+        "fdm_layers": sc.fdm_layers,
         "render_mode": plan.render_mode,
         "sysmem_reason": plan.sysmem_reason,
     }

@@ -106,6 +106,26 @@ class Scenario:
     #: TU_DEBUG flags that change how the pass renders: "sysmem" forces sysmem rendering, "gmem"
     #: forces GMEM when binning is impossible (use_sysmem_rendering)
     tu_debug: tuple[TuDebugFlag, ...] = ()
+    #: framebuffer layers of a non-multiview pass (VK_VALVE_fragment_density_map_layered)
+    layers: int = 1
+    #: VK_RENDER_PASS_CREATE_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE: layer i reads density layer i
+    fdm_per_layer: bool = False
+    #: VkPipelineFragmentDensityMapLayeredCreateInfoVALVE::maxFragmentDensityMapLayers
+    max_fdm_layers: int = 1
+
+    @property
+    def fdm_layers(self) -> int:
+        """``tu_fdm_num_layers`` (tu_cmd_buffer.h): the views of a multiview pass, else the
+        framebuffer layers of a per-layer (VALVE) pass, else 1.  Everything per view in the model
+        (density layers, frag areas, bins, offsets) has this many entries."""
+        if self.views > 1:
+            return self.views
+        return self.layers if self.fdm_per_layer else 1
+
+    @property
+    def gmem_layers(self) -> int:
+        """``MAX2(num_views, fb->layers)``: the layers GMEM holds and HW bin scaling counts."""
+        return max(self.views, self.layers)
     viewports: tuple[Viewport, ...] = ()
     scissors: tuple[Rect, ...] = ()
     name: str = "scenario"
@@ -444,7 +464,7 @@ def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: 
 TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", "fdm_offset_create_flag",
              "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
              "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op",
-             "driver", "tu_debug")
+             "driver", "tu_debug", "layers", "fdm_per_layer", "max_fdm_layers")
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
@@ -462,6 +482,14 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
     gpu = get_gpu(d["gpu"])
     fb = _pair(d["framebuffer"], "framebuffer", 1, MAX_VIEWPORT_SIZE)
     views = _int(d.get("views", 1), "views", 1, MAX_VIEWS)
+    # VK_VALVE_fragment_density_map_layered: maxFragmentDensityMapLayers = MAX_VIEWS (tu_device.cc)
+    fb_layers = _int(d.get("layers", 1), "layers", 1, MAX_VIEWS)
+    if fb_layers > 1 and views > 1:
+        raise ScenarioError("layers", "a multiview pass has one framebuffer layer per view: give views or layers")
+    per_layer = _bool(d.get("fdm_per_layer", False), "fdm_per_layer")
+    max_fdm_layers = _int(d.get("max_fdm_layers", fb_layers), "max_fdm_layers", 1, MAX_VIEWS)
+    # layer i of a per-layer pass reads density layer i and has its own frag area, bins and offset
+    fdm_views = views if views > 1 else (fb_layers if per_layer else 1)
 
     tile_size = None
     if "tile_size" in d:
@@ -495,8 +523,9 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
     if "fdm_offsets" in d:
         items = _list(d["fdm_offsets"], "fdm_offsets")
         if len(items) != 0:
-            if len(items) != views:
-                raise ScenarioError("fdm_offsets", f"must have one [x, y] offset per view ({views}), got {len(items)}")
+            if len(items) != fdm_views:
+                raise ScenarioError("fdm_offsets", f"must have one [x, y] offset per view or per-layer FDM layer "
+                                                   f"({fdm_views}), got {len(items)}")
             offs = []
             for i, o in enumerate(items):
                 u = _pair(o, f"fdm_offsets[{i}]", -MAX_VIEWPORT_SIZE, MAX_VIEWPORT_SIZE)
@@ -552,7 +581,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
         # expectations of a shipped finding (docs/findings/*.toml): read by the findings test,
         # never by the model
         _table(d["expect"], "expect")
-    density = _density_map(d["density"], "density", fb, views, base_dir)
+    density = _density_map(d["density"], "density", fb, fdm_views, base_dir)
     name = d.get("name", "scenario")
     if not isinstance(name, str):
         raise ScenarioError("name", "must be a string")
@@ -562,7 +591,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
                     attachments=attachments, fdm_offset_create_flag=create_flag, fdm_offsets=offsets,
                     writes_viewport_index=writes_vpi, multiview_per_view_viewports=qcom_pvv,
                     render_areas=render_areas, bin_merging=merging, depth_load_op=depth_load_op, driver=driver,
-                    tu_debug=tu_debug,
+                    tu_debug=tu_debug, layers=fb_layers, fdm_per_layer=per_layer, max_fdm_layers=max_fdm_layers,
                     viewports=viewports, scissors=scissors,
                     name=name)
 

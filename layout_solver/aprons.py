@@ -165,7 +165,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
     if not layout.solved:
         return ()
     plan = layout.plan
-    view = min(layer, plan.scenario.views - 1)
+    view = min(layer, plan.scenario.fdm_layers - 1)
     b_o = layout.emit_bin_offset(view, offsets_under_shared_viewport)
     T = layout.tile_size
     tcw, tch = layout.tile_count

@@ -39,8 +39,8 @@ def cmd_layout(args: argparse.Namespace) -> int:
     plan = plan_render_pass(load_scenario(args.scenario, args.variant))
     views = None
     if args.view is not None:
-        if not 0 <= args.view < plan.scenario.views:
-            raise ScenarioError("--view", f"must be in [0, {plan.scenario.views - 1}], got {args.view}")
+        if not 0 <= args.view < plan.scenario.fdm_layers:
+            raise ScenarioError("--view", f"must be in [0, {plan.scenario.fdm_layers - 1}], got {args.view}")
         views = [args.view]
     if isinstance(plan, SysmemPlan):
         if args.json:

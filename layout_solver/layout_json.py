@@ -117,7 +117,7 @@ def sysmem_layout_json(plan: SysmemPlan, views: Sequence[int] | None = None) -> 
     """The layout document of a pass rendered in sysmem: nothing is laid out per bin; every
     layer gets the dummy metadata of ``tu6_sysmem_render_end`` (:func:`sysmem_metadata`)."""
     sc = plan.scenario
-    vs = list(range(sc.views)) if views is None else [int(v) for v in views]
+    vs = list(range(sc.fdm_layers)) if views is None else [int(v) for v in views]
     metas = sysmem_metadata(plan)
     return {
         "scenario": sc.name,
@@ -140,10 +140,10 @@ def layout_json(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[
     if layout.plan is not plan:
         raise ScenarioError("layout", "must be the layout of this plan (tu_calc_subsampled(plan))")
     sc = plan.scenario
-    vs = list(range(sc.views)) if views is None else [int(v) for v in views]
+    vs = list(range(sc.fdm_layers)) if views is None else [int(v) for v in views]
     for v in vs:
-        if not 0 <= v < sc.views:
-            raise ScenarioError("views", f"must lie in [0, {sc.views - 1}], got {v}")
+        if not 0 <= v < sc.fdm_layers:
+            raise ScenarioError("views", f"must lie in [0, {sc.fdm_layers - 1}], got {v}")
     slots = _metadata_slots(layout) if layout.solved else {}
     return {
         "scenario": sc.name,

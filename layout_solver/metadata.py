@@ -92,7 +92,7 @@ def sysmem_metadata(plan: SysmemPlan) -> tuple[LayerMetadata, ...]:
     tiles, i.e. :func:`fallback_metadata` for every layer (one per view of a multiview pass)."""
     size0 = image_size0(plan)
     return tuple(fallback_metadata(plan.scenario.framebuffer, size0, layer=v, view=v)
-                 for v in range(max(plan.scenario.views, 1)))
+                 for v in range(plan.scenario.gmem_layers))
 
 
 def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_extent: Pair | None = None,
@@ -112,7 +112,7 @@ def tu_emit_subsampled_metadata(layout: SubsampledLayout, layer: int, *, image_e
     viewport (inconsistent with the layout), ``"null"`` the fixed fork.
     """
     plan = layout.plan
-    views = plan.scenario.views
+    views = plan.scenario.fdm_layers  # tu_fdm_num_layers
     view = min(layer, views - 1)
     ext = image_extent if image_extent is not None else layout.fb_size
     size0 = (layout.width0, layout.height0)
@@ -158,11 +158,13 @@ def metadata_ubo(layers: Sequence[LayerMetadata]) -> tuple[Vec4 | None, ...]:
 def layout_metadata(layout: SubsampledLayout, *, image_extent: Pair | None = None,
                     offsets_under_shared_viewport: OffsetsUnderSharedViewport | None = None
                     ) -> tuple[LayerMetadata, ...]:
-    """Metadata of every layer of a multiview pass (one per view) or of a single-layer pass
-    (keywords: as :func:`tu_emit_subsampled_metadata`)."""
+    """Metadata of every layer: one per view of a multiview pass, one per framebuffer layer
+    otherwise (``for_each_layer(used_views | resolve_views, fb->layers)``; layer ``i`` describes
+    view ``min(i, tu_fdm_num_layers - 1)``, so a layered pass without per-layer FDM repeats
+    layer 0's layout).  Keywords: as :func:`tu_emit_subsampled_metadata`."""
     return tuple(tu_emit_subsampled_metadata(layout, i, image_extent=image_extent,
                                              offsets_under_shared_viewport=offsets_under_shared_viewport)
-                 for i in range(layout.plan.scenario.views))
+                 for i in range(layout.plan.scenario.gmem_layers))
 
 
 # --------------------------------------------------------------------------------------------

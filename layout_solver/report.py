@@ -81,7 +81,7 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
     :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels."""
     layout = tu_calc_subsampled(plan)
     draw_c = reconstruction_drawn(plan)
-    views = list(range(plan.scenario.views)) if views is None else list(views)
+    views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
     pictures: list[tuple[str, Canvas, str]] = []
     outside = 0
     for v in views:

@@ -264,7 +264,7 @@ class _Solver:
         self.fb = plan.scenario.framebuffer
         self.A = plan.scenario.gpu.tile_align
         self.bo = bin_offsets
-        self.views = plan.scenario.views
+        self.views = plan.scenario.fdm_layers
         self.work: dict[Pair, _Work] = {}
         self.queue: deque[Pair] = deque()
         self.queued: set[Pair] = set()
@@ -420,7 +420,7 @@ def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: Offs
             tiles.append(SubsampledTile(
                 cell=cfg.cell, pos=cfg.pos, extent=cfg.sysmem_extent, visible_views=cfg.visible_views,
                 frag_areas=tuple(cfg.frag_areas),
-                subsampled_pos=tuple(w.pos) if w else (None,) * plan.scenario.views,
+                subsampled_pos=tuple(w.pos) if w else (None,) * plan.scenario.fdm_layers,
                 subsampled_views=sv, subsampled_border=border, subsampled=w is not None,
                 fast_store=use_fast_store(cfg, st, sv, border)))
     return SubsampledLayout(plan=plan, solved=solved, fb_size=plan.scenario.framebuffer,

@@ -52,7 +52,7 @@ def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, 
     aprons = tu_calc_subsampled_aprons(layout, view, revision=revision)
     rects = [(b.cell, stored_rect(layout, b)[0]) for b in bins]
     sub, stats, contested = apply_aprons(stored, aprons, drop_apron, stored=rects, protect_stored=protect_stored)
-    views = plan.scenario.views
+    views = plan.scenario.fdm_layers
     fmax = (max([b.frag_area[0] for b in bins], default=1), max([b.frag_area[1] for b in bins], default=1))
     return ViewReconstruction(plan=plan, layout=layout, view=view, layer=view if views > 1 else None, bins=bins,
                               expanded=store_expanded(plan, bins), stored=stored, subsampled=sub, aprons=aprons,

@@ -43,7 +43,9 @@ float32); an inline table ``{approx = X, tol = T}`` matches ``|actual - X| <= T`
   reconstruction: ``samples``, ``violations``, ``max_error``, ``worst``, ``max_excess``,
   ``worst_excess``, ... plus ``violations_within_1px.SIDE``: the violations among the points
   within 1 px of the framebuffer's ``left``/``top``/``right``/``bottom`` edge, or ``any`` of them).
-Only what a finding asks for is computed.
+Only what a finding asks for is computed.  ``raises = "FUNCTION"`` (alone in ``[expect]``): planning
+the scenario raises ``DriverAssertion`` naming that driver function (turnip asserts or hits
+undefined behaviour there).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ import attrs
 import numpy as np
 import pytest
 
+from fdm.errors import DriverAssertion
 from fdm.density import DensityMap, encode_layer, raw_frag_area
 from fdm.geometry import Rect
 from fdm.gpu import fd6_calc_gmem_cache_offsets, gmem_budget
@@ -312,7 +315,16 @@ def test_finding(path: Path):
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     expect = data.get("expect")
     assert isinstance(expect, dict) and expect, f"{path.name} has no [expect] table"
-    plan = plan_render_pass(parse_scenario(data, base_dir=str(path.parent)))
+    sc = parse_scenario(data, base_dir=str(path.parent))
+    if "raises" in expect:
+        # a finding on which turnip asserts (or hits undefined behaviour): [expect] raises names
+        # the driver function, and nothing else is expected
+        assert set(expect) == {"raises"}, f"{path.name}: 'raises' stands alone in [expect]"
+        with pytest.raises(DriverAssertion) as e:
+            plan_render_pass(sc)
+        assert e.value.field == expect["raises"], str(e.value)
+        return
+    plan = plan_render_pass(sc)
     assert plan.tiles
     doc = document(plan)
     failures = []
