@@ -92,7 +92,8 @@ def custom_resolve_tile_start(st: SubsampledTile, view: int, bin_rect: Rect4) ->
     """``tile_start`` of ``fdm_apply_fs_params`` (tu_cmd_buffer.cc, pop-os @ 4ff7b570),
     ``fdm_apply_viewports`` and ``fdm_apply_scissors`` (tu_pipeline.cc, pop-os @ 26e5c1f9) in a
     custom-resolve subpass: ``tile->subsampled ? subsampled_pos[view].offset : bin.offset``
-    (``(0, 0)`` for a view never placed in a subsampled tile: the ``calloc``'d position)."""
+    (``(0, 0)`` for a view never placed in a subsampled tile: ``tu_calc_tile_config``,
+    tu_tile_config.cc, pop-os @ aee40d4a, which ``calloc``'s the tile configs)."""
     if not st.subsampled:
         return (bin_rect[0], bin_rect[1])
     r = st.subsampled_pos[view]

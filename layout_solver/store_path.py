@@ -248,7 +248,9 @@ def store_path(layout: SubsampledLayout, tile: TilePlan, render_area: Rect | Rec
 
     ``render_area`` None takes the scenario's (per view when it has one per view, else the
     first); ``gmem_align`` is the GPU's ``gmem_align_w x gmem_align_h``."""
-    st = layout.tile(*tile.cell)
+    tcw, tch = layout.tile_count
+    cx, cy = tile.cell
+    st = layout.tile(cx, cy) if 0 <= cx < tcw and 0 <= cy < tch else None
     if st is None or st.cell != tile.cell:
         raise ScenarioError("tile", f"the layout has no rendered tile with root cell {tile.cell}")
     gpu = layout.plan.scenario.gpu

@@ -59,8 +59,8 @@ import attrs
 import numpy as np
 import pytest
 
-from fdm.errors import DriverAssertion
 from fdm.density import DensityMap, encode_layer, raw_frag_area
+from fdm.errors import DriverAssertion
 from fdm.geometry import Rect
 from fdm.gpu import fd6_calc_gmem_cache_offsets, gmem_budget
 from fdm.plan import RenderPassPlan, plan_render_pass
