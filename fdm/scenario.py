@@ -112,6 +112,9 @@ class Scenario:
     fdm_per_layer: bool = False
     #: VkPipelineFragmentDensityMapLayeredCreateInfoVALVE::maxFragmentDensityMapLayers
     max_fdm_layers: int = 1
+    #: the pass ends with a custom-resolve subpass (VK_EXT_custom_resolve) writing the subsampled
+    #: image: ``turnip-fdm layout --json`` adds what that subpass programs per tile
+    custom_resolve: bool = False
 
     @property
     def fdm_layers(self) -> int:
@@ -464,7 +467,8 @@ def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: 
 TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", "fdm_offset_create_flag",
              "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
              "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op",
-             "driver", "tu_debug", "layers", "fdm_per_layer", "max_fdm_layers")
+             "driver", "tu_debug", "layers", "fdm_per_layer", "max_fdm_layers",
+             "custom_resolve")
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
@@ -592,6 +596,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
                     writes_viewport_index=writes_vpi, multiview_per_view_viewports=qcom_pvv,
                     render_areas=render_areas, bin_merging=merging, depth_load_op=depth_load_op, driver=driver,
                     tu_debug=tu_debug, layers=fb_layers, fdm_per_layer=per_layer, max_fdm_layers=max_fdm_layers,
+                    custom_resolve=_bool(d.get("custom_resolve", False), "custom_resolve"),
                     viewports=viewports, scissors=scissors,
                     name=name)
 

@@ -24,6 +24,7 @@ from fdm.geometry import Rect
 from fdm.plan import RenderPassPlan, SysmemPlan
 
 from .aprons import AprBlit, tu_calc_subsampled_aprons
+from .custom_resolve import custom_resolve_plan, viewport_scissor_mismatches
 from .metadata import LAYER_VEC4S, LayerMetadata, MetadataBin, Scalar, sysmem_metadata, tu_emit_subsampled_metadata
 from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, SubsampledTile, image_size0
 
@@ -156,4 +157,26 @@ def layout_json(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[
         "tile_size": _pair(layout.tile_size),
         "tile_count": _pair(layout.tile_count),
         "views": [_view_json(layout, v, slots) for v in vs],
+        **({"custom_resolve": custom_resolve_json(layout)} if sc.custom_resolve else {}),
+    }
+
+
+def custom_resolve_json(layout: SubsampledLayout) -> JsonDoc:
+    """What the custom-resolve subpass programs per rendered tile (docs/functions/custom_resolve.md)
+    and the slots whose viewport stays in framebuffer space while the scissor does not."""
+    patches = custom_resolve_plan(layout)
+    return {
+        "tiles": [{"index": p.index, "cell": _pair(p.cell), "subsampled": p.subsampled,
+                   "views": [{"view": v.view, "visible": v.visible, "subsampled": v.subsampled,
+                              "tile_start": _pair(v.tile_start), "rendering_frag_area": _pair(v.rendering_frag_area),
+                              "gmem_frag_area": _pair(v.gmem_frag_area),
+                              "frag_size": _pair(v.fs.frag_size), "frag_offset": _pair(v.fs.frag_offset),
+                              "gmem_scale": [float(v.fs.gmem_scale[0]), float(v.fs.gmem_scale[1])],
+                              "gmem_offset": _pair(v.fs.gmem_offset)} for v in p.views],
+                   "slots": [{"slot": s.slot, "view": s.view, "viewport": [float(c) for c in s.viewport],
+                              "scissor": [_pair(s.scissor[0]), _pair(s.scissor[1])],
+                              "viewport_early_out": e} for s, e in zip(p.slots, p.viewport_early_out, strict=True)]}
+                  for p in patches],
+        "viewport_scissor_mismatches": [{"index": m.index, "cell": _pair(m.cell), "slot": m.slot, "view": m.view,
+                                         "shift": _pair(m.shift)} for m in viewport_scissor_mismatches(patches)],
     }

@@ -39,6 +39,10 @@ float32); an inline table ``{approx = X, tol = T}`` matches ``|actual - X| <= T`
   ``detached_edges`` (``detached_image_edges``), ``inconsistent_adjacent_tiles``,
   ``solver_bin_offsets`` (the b_o per view the solver used, or ``"null"``), ``emit_bin_offset``
   (the b_o of view 0 that ``tu_emit_subsampled`` hands the metadata and aprons),
+  ``custom_resolve_mismatches`` (slots of a custom-resolve subpass whose viewport stays in
+  framebuffer space while the scissor moves: ``cell``, ``view``, ``shift``),
+  ``fast_store_beyond_render_area`` (view-0 fast stores whose resolve scissor passes the
+  transformed render area: ``[cell, scissor x1 y1 x2 y2]``),
   ``reconstruction.apron_stats`` and ``reconstruction.FILTER.ADDRESSING`` (``compare`` of the CPU
   reconstruction: ``samples``, ``violations``, ``max_error``, ``worst``, ``max_excess``,
   ``worst_excess``, ... plus ``violations_within_1px.SIDE``: the violations among the points
@@ -69,6 +73,8 @@ from fdm.scenario import parse_scenario
 from fdm.turnip import tu_calc_frag_area
 from layout_solver import tu_calc_subsampled
 from layout_solver.aprons import tu_calc_subsampled_aprons
+from layout_solver.custom_resolve import custom_resolve_plan, viewport_scissor_mismatches
+from layout_solver.store_path import store_path
 from layout_solver.reconstruct import (
     compare,
     detached_image_edges,
@@ -198,6 +204,25 @@ def reconstruction_doc(plan: RenderPassPlan, layout: Any) -> Lazy:
                  "nearest": lambda: modes("nearest"), "linear": lambda: modes("linear")})
 
 
+def fast_store_beyond_render_area(L: Any) -> list[list[Any]]:
+    """``[cell, [x1, y1, x2, y2]]`` of view-0 tiles that take the fast store and whose resolve
+    scissor reaches past the render area transformed into subsampled space (clipped to the tile's
+    rectangle): pixels stored although no framebuffer pixel of the render area maps there."""
+    out: list[list[Any]] = []
+    for t in L.plan.tiles:
+        s = store_path(L, t)[0]
+        if not s.fast_store or s.subsampled_render_area is None:
+            continue
+        rx, ry, rw, rh = s.subsampled_render_area
+        r = L.tile(*t.cell).subsampled_pos[0]
+        x1, y1 = max(rx, r.x), max(ry, r.y)
+        x2, y2 = min(rx + rw, r.x + r.w) - 1, min(ry + rh, r.y + r.h) - 1
+        (sx1, sy1), (sx2, sy2) = s.resolve_scissor
+        if sx1 < x1 or sy1 < y1 or sx2 > x2 or sy2 > y2:
+            out.append([list(t.cell), [sx1, sy1, sx2, sy2]])
+    return out
+
+
 def layout_doc(plan: RenderPassPlan) -> Lazy:
     L = tu_calc_subsampled(plan)
 
@@ -222,6 +247,10 @@ def layout_doc(plan: RenderPassPlan) -> Lazy:
         "inconsistent_adjacent_tiles": lambda: jsonable(inconsistent_adjacent_tiles(L, 0)),
         "reconstruction": lambda: reconstruction_doc(plan, L),
         "solver_bin_offsets": lambda: jsonable(L.bin_offsets) if L.bin_offsets is not None else "null",
+        "custom_resolve_mismatches": lambda: [
+            {"cell": list(m.cell), "view": m.view, "shift": list(m.shift)}
+            for m in viewport_scissor_mismatches(custom_resolve_plan(L))],
+        "fast_store_beyond_render_area": lambda: fast_store_beyond_render_area(L),
         "emit_bin_offset": lambda: jsonable(L.emit_bin_offset(0)),
     })
 
