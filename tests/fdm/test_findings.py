@@ -74,7 +74,6 @@ from fdm.turnip import tu_calc_frag_area
 from layout_solver import tu_calc_subsampled
 from layout_solver.aprons import tu_calc_subsampled_aprons
 from layout_solver.custom_resolve import custom_resolve_plan, viewport_scissor_mismatches
-from layout_solver.store_path import store_path
 from layout_solver.reconstruct import (
     compare,
     detached_image_edges,
@@ -82,6 +81,7 @@ from layout_solver.reconstruct import (
     reconstruct_view,
     sample_points,
 )
+from layout_solver.store_path import store_path
 
 try:  # Python 3.11+
     import tomllib
