@@ -2,8 +2,10 @@
 
 ``solver`` places every rendered tile in the subsampled image (``tu_calc_subsampled``),
 ``metadata`` builds what is written for the sampler and the shader-side transform
-(``tu_emit_subsampled_metadata``, ``tu_get_subsampled_coordinates``), ``aprons`` lists the
-apron blits (``tu_calc_subsampled_aprons``), ``reconstruct`` runs the whole path on the CPU and
+(``tu_emit_subsampled_metadata``, ``tu_get_subsampled_coordinates``; ``sysmem_metadata`` for
+passes rendered in sysmem), ``aprons`` lists the apron blits (``tu_calc_subsampled_aprons``),
+``store_path`` the subsampled store (``fdm_apply_blit_scissor``, ``fdm_apply_store_coords``, ...),
+``custom_resolve`` a custom-resolve subpass, ``reconstruct`` runs the whole path on the CPU and
 compares it with the non-subsampled one (``reconstruction_error``).  String options are the
 ``Literal`` types of ``options``.  Spec: docs/spec/turnip-fdm-spec.md §7.
 
@@ -22,6 +24,7 @@ The pictures, reports and the ``layout`` sub-command (``pictures``, ``draw``, ``
 """
 
 from .aprons import AprBlit, ApronEdge, tu_calc_subsampled_aprons
+from .custom_resolve import CustomResolvePatch, CustomResolveView, custom_resolve_plan, custom_resolve_tile
 from .metadata import (
     LAYER_BYTES,
     LAYER_VEC4S,
@@ -33,6 +36,7 @@ from .metadata import (
     layout_metadata,
     metadata_ubo,
     shader_pixel,
+    sysmem_metadata,
     tu_emit_subsampled_metadata,
     tu_get_subsampled_coordinates,
 )
@@ -58,6 +62,7 @@ from .solver import (
     get_default_tile_pos,
     tu_calc_subsampled,
 )
+from .store_path import StorePath, store_path, store_paths
 
 __all__ = [
     "ADDRESSING", "APRON_REVISIONS", "APRON_SIZE", "FILTERS", "LAYER_BYTES", "LAYER_VEC4S", "OFFSET_MODES",
@@ -67,4 +72,6 @@ __all__ = [
     "framebuffer_to_subsampled", "get_default_tile_pos", "layout_metadata", "metadata_ubo", "reconstruct_view",
     "reconstruction_error", "shader_pixel", "tu_calc_subsampled", "tu_calc_subsampled_aprons",
     "tu_emit_subsampled_metadata", "tu_get_subsampled_coordinates",
+    "CustomResolvePatch", "CustomResolveView", "custom_resolve_plan", "custom_resolve_tile",
+    "StorePath", "store_path", "store_paths", "sysmem_metadata",
 ]
