@@ -80,9 +80,16 @@ def _base_scenarios() -> list[dict[str, Json]]:
          "render_areas": [[0, 0, 700, 500]], "attachments": [{"cpp": 4, "samples": 2}, {"cpp": 2}],
          "density": {"format": "R8G8_UNORM", "views": [
              {"generator": "radial", "size": [24, 16], "center": [384, 256], "radii": [100, 200],
-              "densities": [1.0, 0.5, 0.25]}, const]}},
+              "densities": [1.0, 0.5, 0.25]}, {"generator": "constant", "size": [24, 16], "density": 0.5}]}},
         {"gpu": "a830", "framebuffer": [1024, 1024], "views": 1, "bin_merging": "fixed",
          "density": {"views": [{"generator": "constant", "size": [32, 32], "density": 0.25}]}},
+        {"gpu": "a750", "framebuffer": [768, 512], "layers": 3, "fdm_per_layer": True, "max_fdm_layers": 3,
+         "depth_load_op": "load", "custom_resolve": True, "tu_debug": ["gmem"],
+         "driver": {"tu_emit_subsampled": "tencentmalos-16ad8431", "tu_calc_subsampled_aprons": "upstream"},
+         "fdm_offset_create_flag": True, "fdm_offsets": [[8, 8], [16, -8], [0, 0]],
+         "density": {"format": "R32G32_SFLOAT", "views": [const, const, const]}},  # 768x512 / 32x20: 32 px texels
+        {"gpu": "a630", "framebuffer": [2000, 1000], "tu_debug": ["sysmem"], "depth_load_op": "none",
+         "density": {"views": [const]}},
     ]
 
 
@@ -95,7 +102,8 @@ WEIRD: list[Json] = [
 
 TOP_KEYS = ["name", "gpu", "framebuffer", "views", "tile_size", "attachments", "fdm_offset_create_flag",
             "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas", "bin_merging",
-            "viewports", "scissors", "density", "expect", "unknown_field"]
+            "viewports", "scissors", "density", "expect", "unknown_field", "depth_load_op", "driver", "tu_debug",
+            "layers", "fdm_per_layer", "max_fdm_layers", "custom_resolve"]
 
 
 def _paths(d: Json, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:

@@ -268,3 +268,9 @@ def test_variant_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> Non
             status, out, err = call(capsys, sub, s, "--variant", bad)
             assert status == 2 and out == ""
             one_error_line(err, field, words)
+
+
+def test_fuzz_bases_are_valid_and_cover_both_render_modes() -> None:
+    """The fuzzer mutates valid scenarios: each base plans, GMEM and sysmem both occur."""
+    kinds = {type(fdm.plan_render_pass(fdm.parse_scenario(d))).__name__ for d in fuzz._base_scenarios()}
+    assert kinds == {"RenderPassPlan", "SysmemPlan"}
