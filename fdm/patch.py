@@ -8,8 +8,8 @@ Models ``tu_emit_program_state``/``tu6_emit_viewport_fdm`` slot selection, ``fdm
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Protocol, TypeAlias
 
 import attrs
 import numpy as np
@@ -17,6 +17,7 @@ import numpy as np
 from .errors import DriverAssertion
 from .geometry import Rect
 from .turnip import (
+    F32x4,
     fdm_apply_viewport,
     scissor_transform,
     tu6_emit_scissor,
@@ -102,24 +103,39 @@ class UserViewport(Protocol):
     def h(self) -> float: ...
 
 
-def patch_slots(vs: ViewportState, user_viewports: Sequence[UserViewport], user_scissors: Sequence[Rect],
-                frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair,
-                hw_offsets: Sequence[Pair]) -> tuple[ViewportPatch, ...]:
-    """Apply the viewport and scissor patchpoints for one bin (or the binning pass)."""
+#: one slot's patch: (view, user viewport (x, y, w, h), user scissor) -> (patched viewport,
+#: (scissor offset, uint32 scissor extent))
+SlotPatch: TypeAlias = Callable[[int, tuple[float, float, float, float], Rect4], tuple[F32x4, tuple[Pair, Pair]]]
+
+
+def _patch_each_slot(vs: ViewportState, user_viewports: Sequence[UserViewport], user_scissors: Sequence[Rect],
+                     patch: SlotPatch) -> tuple[ViewportPatch, ...]:
+    """The slot routing of ``tu6_emit_viewport_fdm`` / ``tu6_emit_scissor_fdm``: slot ``i`` takes
+    view ``vs.slot_view(i)`` and user viewport/scissor ``vs.slot_user_index(i)``; ``patch``
+    transforms them, and the registers follow (``tu6_emit_viewport_scissor``, ``tu6_emit_scissor``)."""
     out: list[ViewportPatch] = []
     for i in range(vs.slot_count):
         v = vs.slot_view(i)
         u = vs.slot_user_index(i)
-        fa: Pair = (frag_areas[v][0], frag_areas[v][1])
-        b, hw = bins[v], hw_offsets[v]
         vp = user_viewports[u]
-        pv = fdm_apply_viewport((vp.x, vp.y, vp.w, vp.h), fa, b, common_bin_offset, hw)
-        tile_start = (common_bin_offset[0] - hw[0], common_bin_offset[1] - hw[1])
-        off, ext = scissor_transform(user_scissors[u].as_tuple(), fa, b, tile_start)
+        pv, (off, ext) = patch(v, (vp.x, vp.y, vp.w, vp.h), user_scissors[u].as_tuple())
         out.append(ViewportPatch(slot=i, view=v, viewport=(float(pv[0]), float(pv[1]), float(pv[2]), float(pv[3])),
                                  viewport_scissor=tu6_emit_viewport_scissor(pv), scissor_offset=off,
                                  scissor_extent=ext, scissor=tu6_emit_scissor(off, ext)))
     return tuple(out)
+
+
+def patch_slots(vs: ViewportState, user_viewports: Sequence[UserViewport], user_scissors: Sequence[Rect],
+                frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair,
+                hw_offsets: Sequence[Pair]) -> tuple[ViewportPatch, ...]:
+    """Apply the viewport and scissor patchpoints for one bin (or the binning pass)."""
+    def patch(v: int, vp: tuple[float, float, float, float], sc: Rect4) -> tuple[F32x4, tuple[Pair, Pair]]:
+        fa: Pair = (frag_areas[v][0], frag_areas[v][1])
+        b, hw = bins[v], hw_offsets[v]
+        pv = fdm_apply_viewport(vp, fa, b, common_bin_offset, hw)
+        tile_start = (common_bin_offset[0] - hw[0], common_bin_offset[1] - hw[1])
+        return pv, scissor_transform(sc, fa, b, tile_start)
+    return _patch_each_slot(vs, user_viewports, user_scissors, patch)
 
 
 @attrs.frozen(kw_only=True)
@@ -273,17 +289,10 @@ def patch_slots_custom_resolve(vs: ViewportState, user_viewports: Sequence[UserV
     routed like :func:`patch_slots` (``tu6_emit_viewport_fdm``/``tu6_emit_scissor_fdm``,
     tu_pipeline.cc, pop-os @ 26e5c1f9).  ``tile_starts`` and ``frag_areas`` have one entry per
     view; ``subsampled_views`` is the tile's mask."""
-    out: list[ViewportPatch] = []
-    for i in range(vs.slot_count):
-        v = vs.slot_view(i)
-        u = vs.slot_user_index(i)
+    def patch(v: int, vp: tuple[float, float, float, float], sc: Rect4) -> tuple[F32x4, tuple[Pair, Pair]]:
         fa: Pair = (frag_areas[v][0], frag_areas[v][1])
         b, start = bins[v], tile_starts[v]
         sub = bool(subsampled_views >> v & 1)
-        vp = user_viewports[u]
-        pv = viewport_custom_resolve((vp.x, vp.y, vp.w, vp.h), fa, b, common_bin_offset, start, sub)
-        off, ext = scissor_custom_resolve(user_scissors[u].as_tuple(), fa, b, start, sub)
-        out.append(ViewportPatch(slot=i, view=v, viewport=(float(pv[0]), float(pv[1]), float(pv[2]), float(pv[3])),
-                                 viewport_scissor=tu6_emit_viewport_scissor(pv), scissor_offset=off,
-                                 scissor_extent=ext, scissor=tu6_emit_scissor(off, ext)))
-    return tuple(out)
+        return (viewport_custom_resolve(vp, fa, b, common_bin_offset, start, sub),
+                scissor_custom_resolve(sc, fa, b, start, sub))
+    return _patch_each_slot(vs, user_viewports, user_scissors, patch)

@@ -241,15 +241,22 @@ def subsampled_bin(ubo: Sequence[Vec4 | None], coord: Sequence[Scalar], *, fused
     """The bin lookup of ``tu_get_subsampled_coordinates``: ``(bin.x, bin.y, vec4 index)``."""
     u, v = F32(coord[0]), F32(coord[1])
     layer = f2u16(F32(coord[2])) if len(coord) > 2 else 0
+    hdr, stride = layer_header(ubo, layer)
+    bx = f2u16(ffma(u, hdr[0], hdr[2], fused))
+    by = f2u16(ffma(v, hdr[1], hdr[3], fused))
+    return bx, by, by * stride + bx + layer * LAYER_VEC4S + 2
+
+
+def layer_header(ubo: Sequence[Vec4 | None], layer: int) -> tuple[Vec4, int]:
+    """The header vec4 and the bin stride of ``layer`` as the shader reads them (vec4s
+    ``514·layer`` and ``514·layer + 1``); reading a layer never written is undefined."""
     base = layer * LAYER_VEC4S
     hdr = ubo[base] if base < len(ubo) else None
     stride_v = ubo[base + 1] if base + 1 < len(ubo) else None
     if hdr is None or stride_v is None:
         raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
                                     f"reads only written metadata, but layer {layer} has no header")
-    bx = f2u16(ffma(u, hdr[0], hdr[2], fused))
-    by = f2u16(ffma(v, hdr[1], hdr[3], fused))
-    return bx, by, by * int(stride_v[0]) + bx + base + 2
+    return hdr, int(stride_v[0])
 
 
 def shader_pixel(layout: SubsampledLayout, ubo: Sequence[Vec4 | None], x: float, y: float,

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from fdm.errors import DriverAssertion
 
-from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, Vec4
+from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, Vec4, layer_header
 from ._types import F32Array
 
 
@@ -50,12 +50,7 @@ def subsampled_coordinates(ubo: Sequence[Vec4 | None], u: npt.ArrayLike, v: npt.
     u32 = np.asarray(u, dtype=np.float32)
     v32 = np.asarray(v, dtype=np.float32)
     base = layer * LAYER_VEC4S
-    hdr = ubo[base] if base < len(ubo) else None
-    stride_v = ubo[base + 1] if base + 1 < len(ubo) else None
-    if hdr is None or stride_v is None:
-        raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
-                                    f"reads only written metadata, but layer {layer} has no header")
-    stride = int(stride_v[0])
+    hdr, stride = layer_header(ubo, layer)
     slots = ubo[base + 2:base + LAYER_VEC4S]
     written = np.array([s is not None for s in slots])
     table = np.array([s if s is not None else (0, 0, 0, 0) for s in slots], dtype=np.float32)
