@@ -4,6 +4,7 @@ test_tiling.py::test_a8xx_avoid_ccu_budget_regression and finding l.)"""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fdm import make_scenario, plan_render_pass
@@ -95,3 +96,32 @@ def test_lrz_over_allocation_caps_the_tile_size() -> None:
     # fc(8000, 8000, 6 layers) = ceil(1000/16)=63 x 250 -> ceil(15750/8) = 1969 * 6 > 1024 -> 0
     assert lrz_fc_size(a750, 8000, 8000, 1, 6) == 0
     assert max_fdm_extra_size(a750, 8000, 8000, 1, 6) == (2016, 2032)
+
+
+def test_emit_subsampled_hands_the_real_offsets_under_a_shared_viewport() -> None:
+    """Item 3 (finding n).  tu_cmd_render_tiles (tu_cmd_buffer.cc, pop-os @ 4ff7b570) nulls
+    ``fdm_offsets`` only ``if (!has_fdm)`` and passes them to ``tu_emit_subsampled``, which hands
+    them to ``tu_emit_subsampled_metadata`` and ``tu_calc_subsampled_aprons`` (both computing
+    ``tu_bin_offset(fdm_offsets[view], tiling)``), while ``tu_calc_tile_config`` (tu_tile_config.cc,
+    pop-os @ aee40d4a) gave ``tu_calc_subsampled`` ``shared_viewport ? NULL : fdm_offsets``.
+    Minimal scenario: a740, 384x320, tile 192x160, 2 views writing gl_ViewportIndex, offsets
+    (40, -16): b_o = (192 - 40, 16) = (152, 16).  Upstream is the default; the tencentmalos
+    reading (@ 16ad8431) hands the solver's (NULL -> (0, 0))."""
+    from layout_solver import tu_calc_subsampled
+    from layout_solver.metadata import layout_metadata
+
+    base: dict[str, object] = dict(gpu="a740", framebuffer=(384, 320), tile_size=(192, 160), views=2,
+                                   writes_viewport_index=True, bin_merging="off", fdm_offset_create_flag=True,
+                                   fdm_offsets=((40, -16), (40, -16)),
+                                   density={"format": "R32G32_SFLOAT",
+                                            "views": [{"generator": "constant", "size": [12, 10], "density": 0.5}]})
+    up = tu_calc_subsampled(plan_render_pass(make_scenario(**base)))
+    assert up.bin_offsets is None                       # the solver ran with NULL
+    assert up.emit_bin_offset(0) == (152, 16)           # metadata and aprons get the real b_o
+    # header offset = b_o / T = (152/192, 16/160)
+    hdr = layout_metadata(up)[0].header
+    assert (float(hdr.offset[0]), float(hdr.offset[1])) == (float(np.float32(152 / 192)), float(np.float32(0.1)))
+    tm = tu_calc_subsampled(plan_render_pass(make_scenario(**base, driver={"tu_emit_subsampled":
+                                                                             "tencentmalos-16ad8431"})))
+    assert tm.emit_bin_offset(0) == (0, 0)
+    assert layout_metadata(tm)[0].header.offset == (np.float32(0), np.float32(0))
