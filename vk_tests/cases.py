@@ -1,0 +1,82 @@
+"""The unit of the device suite: a case is a scene, a way to run it, and a judge.
+
+* ``run(device, scene)`` renders (or, for host cases, computes) and returns what was read back
+  (:class:`CaseOutput`); it raises :class:`fdm.errors.NotSupported` naming what the device
+  lacks, never passes without rendering.
+* ``judge(scene, output)`` is pure: it compares the output with the oracle and returns a
+  :class:`Verdict`.  ``turnip-fdm vk check BUNDLE`` calls it again offline on a stored scene and
+  stored images, so a run recorded on another machine is re-derived with the current model.
+
+Scenes are JSON-able mappings (the bundle stores them as they are); images are numpy arrays
+``(height, width, channels)`` of the read-back format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+#: CTS-style results
+Status = Literal["Pass", "Fail", "NotSupported", "QualityWarning"]
+STATUSES: tuple[Status, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning")
+#: how a case runs: on the host only, turnip's per-bin scheme replayed with ordinary Vulkan, a
+#: real FDM render pass, or a shading-rate attachment derived from the model's areas
+Backend = Literal["host", "replay", "fdm", "fsr"]
+BACKENDS: tuple[Backend, ...] = ("host", "replay", "fdm", "fsr")
+
+Scene = Mapping[str, Any]
+ImageArray = npt.NDArray[Any]
+
+
+@attrs.frozen(kw_only=True)
+class Verdict:
+    """The outcome of one case: ``status``, one line of ``message``, and the first mismatching
+    pixels or values (each a JSON-able mapping, e.g. ``{"image", "x", "y", "got", "want"}``)."""
+
+    status: Status
+    message: str
+    mismatches: tuple[Mapping[str, Any], ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class CaseOutput:
+    """What a case read back: named images and JSON-able facts (device, counts, ...)."""
+
+    images: Mapping[str, ImageArray] = attrs.field(factory=dict)
+    info: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+Device = Any  # vk_tests.harness.Vulkan, or None for host cases
+RunFn = Callable[[Device, Scene], CaseOutput]
+JudgeFn = Callable[[Scene, CaseOutput], Verdict]
+
+
+@attrs.frozen(kw_only=True)
+class Case:
+    """One case of the suite, named ``backend.group.variant[...]`` (dotted, CTS style)."""
+
+    name: str
+    backend: Backend
+    description: str
+    scene: Scene
+    run: RunFn
+    judge: JudgeFn
+    needs_device: bool = True
+
+
+def first_mismatches(name: str, got: ImageArray, want: ImageArray, limit: int = 8,
+                     tolerance: int = 0) -> tuple[Mapping[str, Any], ...]:
+    """The first ``limit`` pixels (raster order) where ``got`` and ``want`` differ by more than
+    ``tolerance`` in any channel, as JSON-able mappings."""
+    if got.shape != want.shape:
+        return ({"image": name, "shape_got": list(got.shape), "shape_want": list(want.shape)},)
+    diff = np.abs(got.astype(np.int64) - want.astype(np.int64))
+    if diff.ndim == 3:
+        diff = diff.max(axis=2)
+    ys, xs = np.nonzero(diff > tolerance)
+    return tuple({"image": name, "x": int(x), "y": int(y), "got": np.atleast_1d(got[y, x]).tolist(),
+                  "want": np.atleast_1d(want[y, x]).tolist()} for y, x in zip(ys[:limit], xs[:limit], strict=True))
