@@ -59,10 +59,11 @@ def registrars() -> tuple[Registrar, ...]:
     from fdm import cli as fdm_cli
     from layout_solver import cli as layout_cli
     from mipmap import cli as mipmap_cli
+    from vk_tests import cli as vk_cli
 
     from . import demo
 
-    return (fdm_cli.register, layout_cli.register, demo.register, mipmap_cli.register)
+    return (fdm_cli.register, layout_cli.register, demo.register, mipmap_cli.register, vk_cli.register)
 
 
 def build_parser() -> CommandLineParser:

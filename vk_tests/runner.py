@@ -1,0 +1,277 @@
+"""Run a selection of cases: one validated device, one verdict per case, a bundle on disk.
+
+Rules (``docs/device-suite.md``):
+
+* The device is opened once, with the Khronos validation layer on, and only when a selected
+  case needs one.  When it cannot be opened every device case is NotSupported with the reason;
+  nothing passes without running.
+* Per case: ``run`` then ``judge``.  :class:`fdm.errors.NotSupported` from either is
+  NotSupported with its reason; any other exception (a lost device, out of memory, a bug of
+  the case) is Fail with the exception's one line, and the run goes on; after a lost device
+  (``VkErrorDeviceLost``) the device is closed and opened again for the next case.  Any message
+  of the validation layer recorded while the case ran fails it.
+* Ctrl-C stops the run: the cases not reached are recorded as not run, and the results so far
+  are still written (``summary.json``, ``junit.xml``).
+* Each case is written to the bundle as soon as it ends (all-or-nothing per case).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, TextIO
+
+import attrs
+
+from fdm.errors import NotSupported
+
+from . import bundle
+from .bundle import CaseRecord
+from .cases import Case, CaseOutput, Scene, Verdict
+from .registry import jsonable
+
+#: opens the device of a run: ``opener(selector)`` -> a harness.Vulkan (or a stand-in with
+#: ``messages``, ``info``, ``vk`` and ``close()``); raises NotSupported when it cannot
+Opener = Callable[[Any], Any]
+#: the field named by refusals about the output directory
+OUT_FIELD = "--out"
+
+
+def open_validated(selector: Any) -> Any:
+    """:func:`vk_tests.harness.open_device` with the validation layer on."""
+    from .harness import open_device
+
+    return open_device(selector, validation=True)
+
+
+def one_line(e: BaseException) -> str:
+    """``Type: message`` of an exception, on one line (``Type`` alone when it has no text)."""
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def judge_safely(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
+    """``case.judge(scene, output)``; NotSupported and exceptions become verdicts."""
+    try:
+        return case.judge(scene, output)
+    except NotSupported as e:
+        return Verdict(status="NotSupported", message=str(e))
+    except Exception as e:  # noqa: BLE001 - a judge that raises fails its case, not the run
+        return Verdict(status="Fail", message=f"the judge raised {one_line(e)}")
+
+
+def conclude(verdict: Verdict, validation: Sequence[str]) -> Verdict:
+    """The case's verdict: ``verdict``, unless the validation layer said something."""
+    if not validation:
+        return verdict
+    first = " ".join(validation[0].split())
+    return Verdict(status="Fail", message=f"{len(validation)} validation message(s) (the case alone: "
+                                          f"{verdict.status}); first: {first}", mismatches=verdict.mismatches)
+
+
+def _is_device_lost(ctx: Any, e: Exception) -> bool:
+    lost = getattr(getattr(ctx, "vk", None), "VkErrorDeviceLost", None)
+    return isinstance(lost, type) and isinstance(e, lost)
+
+
+def _close_quietly(ctx: Any) -> None:
+    try:
+        ctx.close()
+    except Exception:  # noqa: BLE001, S110 - a lost device cannot always be destroyed cleanly
+        pass
+
+
+class _Device:
+    """The run's device: opened once, reopened after a loss; ``reason`` says why there is none."""
+
+    def __init__(self, selector: Any, opener: Opener) -> None:
+        self.selector, self.opener = selector, opener
+        self.ctx: Any = None
+        self.reason = ""
+        self.description: dict[str, Any] = {}
+        self._open()
+
+    def _open(self) -> None:
+        try:
+            self.ctx = self.opener(self.selector)
+        except NotSupported as e:
+            self.ctx, self.reason = None, str(e)
+            self.description = {"opened": False, "reason": self.reason}
+            return
+        info = self.ctx.info
+        self.description = {"opened": True, "description": info.describe(), "info": jsonable(info)}
+
+    def reopen(self, after: str) -> None:
+        _close_quietly(self.ctx)
+        self.ctx = None
+        self._open()
+        if self.ctx is None:
+            self.reason = f"the device was lost in {after} and could not be opened again: {self.reason}"
+
+    def close(self) -> None:
+        if self.ctx is not None:
+            _close_quietly(self.ctx)
+            self.ctx = None
+
+
+@attrs.frozen(kw_only=True)
+class SuiteResult:
+    """The records of a run, in case order (cases not reached have no verdict)."""
+
+    device: Mapping[str, Any] | None
+    records: tuple[CaseRecord, ...]
+    interrupted: bool
+    out_dir: str | None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return bundle.counts(self.records)
+
+    @property
+    def closing_line(self) -> str:
+        return bundle.closing_line(self.counts)
+
+    @property
+    def failed(self) -> bool:
+        return self.counts["Fail"] > 0
+
+
+def _record(case: Case, device: Mapping[str, Any] | None, verdict: Verdict | None) -> CaseRecord:
+    return CaseRecord(name=case.name, backend=case.backend, description=case.description,
+                      needs_device=case.needs_device, scene=case.scene, device=device, verdict=verdict)
+
+
+def _run_case(case: Case, dev: _Device | None) -> tuple[CaseRecord, CaseOutput | None]:
+    """Run and judge one case: its record (without images) and the output to store."""
+    device = dev.description if (dev is not None and case.needs_device) else None
+    ctx = dev.ctx if (dev is not None and case.needs_device) else None
+    if dev is not None and case.needs_device and ctx is None:
+        return _record(case, device, Verdict(status="NotSupported", message=f"no device: {dev.reason}")), None
+    mark = len(ctx.messages) if ctx is not None else 0
+    start = time.perf_counter()
+    output: CaseOutput | None = None
+    lost = False
+    try:
+        out = case.run(ctx, case.scene)
+        bundle.check_output(out)
+        output = out
+    except NotSupported as e:
+        verdict = Verdict(status="NotSupported", message=str(e))
+    except Exception as e:  # noqa: BLE001 - one case's failure never ends the run
+        lost = _is_device_lost(ctx, e)
+        verdict = Verdict(status="Fail", message=one_line(e) + (" (device lost; opened again for the next case)"
+                                                                 if lost else ""))
+    else:
+        verdict = judge_safely(case, case.scene, output)
+    seconds = time.perf_counter() - start
+    validation = tuple(ctx.messages[mark:]) if ctx is not None else ()
+    if lost and dev is not None:
+        dev.reopen(case.name)
+    rec = attrs.evolve(_record(case, device, conclude(verdict, validation)), ran=output is not None,
+                       validation=validation, seconds=seconds)
+    return rec, output
+
+
+def _store(rec: CaseRecord, output: CaseOutput | None, out_dir: str | None, large_images: bool) -> CaseRecord:
+    try:
+        stored, files = bundle.case_files(rec, output, large_images)
+    except (TypeError, ValueError) as e:  # a verdict the bundle cannot hold (mismatches not JSON-able)
+        bad = Verdict(status="Fail", message=f"the result cannot be stored: {one_line(e)}")
+        stored, files = bundle.case_files(attrs.evolve(rec, verdict=bad, ran=False), None, large_images)
+    if out_dir is not None:
+        bundle.write_case(OUT_FIELD, out_dir, stored.name, files)
+    return stored
+
+
+def _draw(stream: TextIO, done: int, total: int, name: str) -> None:
+    width = shutil.get_terminal_size((80, 24)).columns
+    filled = 20 * done // max(total, 1)
+    line = f"[{'#' * filled}{'.' * (20 - filled)}] {done + 1}/{total} {name}"
+    stream.write("\r" + line[: max(20, width - 1)] + "\x1b[K")
+    stream.flush()
+
+
+def run_suite(cases: Sequence[Case], device_selector: Any = None, out_dir: str | None = None,
+              progress: TextIO | None = None, *, large_images: bool = True, opener: Opener | None = None,
+              selection: Mapping[str, Any] | None = None) -> SuiteResult:
+    """Run ``cases`` in order (see the module docstring) and write the bundle to ``out_dir``
+    (None: nothing written).  ``progress``: a terminal stream for a one-line progress bar.
+    ``opener`` opens the device (default :func:`open_validated`); ``selection`` is recorded in
+    the summary."""
+    if out_dir is not None:
+        bundle.prepare(OUT_FIELD, out_dir)
+    dev: _Device | None = None
+    records: list[CaseRecord] = []
+    interrupted = False
+    try:
+        if any(c.needs_device for c in cases):
+            dev = _Device(device_selector, opener or open_validated)
+        for i, case in enumerate(cases):
+            if progress is not None:
+                _draw(progress, i, len(cases), case.name)
+            rec, output = _run_case(case, dev)
+            records.append(_store(rec, output, out_dir, large_images))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        if progress is not None:
+            progress.write("\r\x1b[K")
+            progress.flush()
+        if dev is not None:
+            dev.close()
+    device = dev.description if dev is not None else None
+    for case in cases[len(records):]:
+        records.append(_store(_record(case, device if case.needs_device else None, None), None, out_dir,
+                              large_images))
+    if out_dir is not None:
+        bundle.write_summary(OUT_FIELD, out_dir, device, records, interrupted, selection or {})
+    return SuiteResult(device=device, records=tuple(records), interrupted=interrupted, out_dir=out_dir)
+
+
+# ---- vk check: the stored verdicts judged again ----------------------------------------------
+
+#: how a stored case compares: the same verdict, a different one, a case this version does not
+#: have, or one that cannot be judged again (not run, an image left out of the bundle)
+CheckOutcome = Literal["same", "DIFFERS", "unknown", "unchecked"]
+
+
+@attrs.frozen(kw_only=True)
+class Recheck:
+    name: str
+    outcome: CheckOutcome
+    stored: Verdict | None
+    now: Verdict | None
+    note: str = ""
+
+
+def _same(a: Verdict | None, b: Verdict | None) -> bool:
+    return json.dumps(bundle.verdict_json(a), sort_keys=True) == json.dumps(bundle.verdict_json(b), sort_keys=True)
+
+
+def recheck(stored: bundle.Bundle, cases: Mapping[str, Case]) -> list[Recheck]:
+    """Every case of ``stored`` judged again with this version's judge (looked up in
+    ``cases`` by name) on the stored scene, images and info, with the stored validation
+    messages; a case whose run raised (NotSupported, an exception) is re-derived as what it
+    recorded, since there is nothing to judge."""
+    out = []
+    for rec in stored.records:
+        case = cases.get(rec.name)
+        omitted = [i.name for i in rec.images if i.omitted]
+        if rec.verdict is None:
+            out.append(Recheck(name=rec.name, outcome="unchecked", stored=None, now=None, note="not run"))
+        elif case is None:
+            out.append(Recheck(name=rec.name, outcome="unknown", stored=rec.verdict, now=None,
+                               note="not a case of this version"))
+        elif not rec.ran:
+            out.append(Recheck(name=rec.name, outcome="same", stored=rec.verdict, now=rec.verdict,
+                               note="the run itself ended the case; nothing to judge"))
+        elif omitted:
+            out.append(Recheck(name=rec.name, outcome="unchecked", stored=rec.verdict, now=None,
+                               note=f"image {omitted[0]!r} was left out of the bundle"))
+        else:
+            now = conclude(judge_safely(case, rec.scene, bundle.load_output(stored, rec)), rec.validation)
+            out.append(Recheck(name=rec.name, outcome="same" if _same(now, rec.verdict) else "DIFFERS",
+                               stored=rec.verdict, now=now))
+    return out
