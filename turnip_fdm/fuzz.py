@@ -341,6 +341,13 @@ def _flag_case(rng: random.Random) -> Case:
         Case(kind="mipmap size not int", argv=("mipmap", "run", "--size", "a", "3")),
         Case(kind="mipmap bad format", argv=("mipmap", "run", "--size", "4", "4", "--format", "bgr5")),
         Case(kind="mipmap bad algorithm", argv=("mipmap", "run", "--size", "4", "4", "--algorithm", "magic")),
+        Case(kind="vk bad backend", argv=("vk", "list", "--backend", "gpu")),
+        Case(kind="vk filter matching nothing", argv=("vk", "run", "--filter", "nothing.*", "--out", "vkout"),
+             outputs=("vkout",)),
+        Case(kind="vk check missing bundle", argv=("vk", "check", "nope")),
+        Case(kind="vk check not a bundle", argv=("vk", "check", "adir"), pre_existing=("adir/",)),
+        Case(kind="vk run --out is a file", argv=("vk", "run", "--backend", "host", "--out", "afile"),
+             pre_existing=("afile",)),
     ]
     return rng.choice(choices)
 
