@@ -7,7 +7,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from fdm.outputs import write_files
 from fdm.plan import RenderPassPlan, SysmemPlan
 from fdm.report import plan_table
 
@@ -135,14 +134,6 @@ def sysmem_layout_files(plan: SysmemPlan) -> tuple[dict[str, bytes], str]:
 </body></html>
 """
     return {"layout.txt": text.encode("utf-8"), "index.html": page.encode("utf-8")}, summary
-
-
-def write_layout(plan: RenderPassPlan, out_dir: str, views: Sequence[int] | None = None
-                 ) -> tuple[list[str], str]:
-    """:func:`layout_files` written into ``out_dir`` (all or nothing, see
-    :func:`fdm.outputs.write_files`).  Returns the paths written and the layout summary."""
-    files, summary = layout_files(plan, views)
-    return write_files("out_dir", out_dir, files), summary
 
 
 def _layout_table(layout: SubsampledLayout) -> str:
