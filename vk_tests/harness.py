@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 
 from fdm.errors import NotSupported
 
-__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "Handle", "Image", "NotSupported", "Vulkan",
+__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "DeviceSetup", "Handle", "Image", "NotSupported", "Vulkan",
            "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
 
 VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
@@ -39,6 +39,11 @@ DEVICE_ENV = "TURNIP_FDM_DEVICE"
 Handle = Any
 #: how a device is chosen: an index, a case-insensitive name substring, or None (the default)
 Selector = int | str | None
+#: called with the :class:`Vulkan` once the physical device is chosen, before ``vkCreateDevice``:
+#: returns the device extensions to enable and a ``VkPhysicalDeviceFeatures2`` chain (queried
+#: with ``vkGetPhysicalDeviceFeatures2``, passed as ``VkDeviceCreateInfo.pNext``), or None to
+#: enable no feature (the default device)
+DeviceSetup = Callable[["Vulkan"], tuple[Sequence[str], Any]]
 
 
 def import_vulkan() -> ModuleType:
@@ -203,8 +208,12 @@ class Image:
 class Vulkan:
     """Instance, device, queue, command pool; owns what it creates."""
 
-    def __init__(self, device: Selector = None, validation: bool = False):
+    def __init__(self, device: Selector = None, validation: bool = False, setup: DeviceSetup | None = None):
         self.vk = vk = import_vulkan()
+        self._setup = setup
+        #: the extensions and the features chain ``setup`` asked for (kept alive with the device)
+        self.enabled_extensions: tuple[str, ...] = ()
+        self.features_chain: Handle | None = None
         self.messages: list[str] = []
         self._owned: list[Callable[[], None]] = []
         self.instance: Handle | None = None
@@ -302,7 +311,13 @@ class Vulkan:
         qinfo = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.info.queue_family, queueCount=1,
                                            pQueuePriorities=[1.0])
         features = vk.VkPhysicalDeviceFeatures()
-        info = vk.VkDeviceCreateInfo(pQueueCreateInfos=[qinfo], pEnabledFeatures=features)
+        if self._setup is not None:
+            exts, self.features_chain = self._setup(self)
+            self.enabled_extensions = tuple(exts)
+        # with a VkPhysicalDeviceFeatures2 in pNext, pEnabledFeatures must be NULL
+        info = vk.VkDeviceCreateInfo(pNext=self.features_chain, pQueueCreateInfos=[qinfo],
+                                     pEnabledFeatures=None if self.features_chain is not None else features,
+                                     ppEnabledExtensionNames=list(self.enabled_extensions))
         self.device = vk.vkCreateDevice(self.physical, info, None)
         self.queue = vk.vkGetDeviceQueue(self.device, self.info.queue_family, 0)
         pinfo = vk.VkCommandPoolCreateInfo(queueFamilyIndex=self.info.queue_family,
@@ -514,6 +529,7 @@ def list_devices() -> list[str]:
         vk.vkDestroyInstance(instance, None)
 
 
-def open_device(device: Selector = None, validation: bool = False) -> Vulkan:
-    """A :class:`Vulkan` context on the chosen device (see :func:`select_device`)."""
-    return Vulkan(device=device, validation=validation)
+def open_device(device: Selector = None, validation: bool = False, setup: DeviceSetup | None = None) -> Vulkan:
+    """A :class:`Vulkan` context on the chosen device (see :func:`select_device`); ``setup``
+    chooses extensions and features (:data:`DeviceSetup`; default none)."""
+    return Vulkan(device=device, validation=validation, setup=setup)
