@@ -29,8 +29,8 @@ from numpy.typing import NDArray
 
 from fdm.errors import NotSupported
 
-__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "DeviceSetup", "Handle", "Image", "NotSupported", "Vulkan",
-           "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
+__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "DeviceSetup", "Handle", "Image", "NotSupported",
+           "Vulkan", "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
 
 VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
 DEVICE_ENV = "TURNIP_FDM_DEVICE"
