@@ -5,7 +5,9 @@
 * the host oracles of :mod:`vk_tests.oracles`, each wrapped as a ``host`` case named
   ``host.<oracle name>`` (``host.oracle.area_chooser``) that needs no device;
 * the replay cases of :func:`vk_tests.replay.replay_cases` (turnip's per-bin scheme replayed
-  with ordinary Vulkan).
+  with ordinary Vulkan), then the replay twins of the fdm scenes
+  (:func:`vk_tests.fdm_backend.replay_twins`);
+* the fdm cases of :func:`vk_tests.fdm_backend.fdm_cases` (real FDM render passes).
 
 Both modules are imported by name inside :func:`all_cases` (not at import time, so that
 ``turnip-fdm --help`` does not load the Vulkan cases): a module that is missing or broken makes
@@ -138,10 +140,12 @@ def check_names(cases: Iterable[Case]) -> None:
 
 def all_cases() -> list[Case]:
     """Every case of the suite: the host oracles, then the replay cases (names checked)."""
-    from . import oracles, replay
+    from . import fdm_backend, oracles, replay
 
     cases = [host_case(name) for name in oracles.ORACLES]
     cases += list(replay.replay_cases())
+    cases += fdm_backend.replay_twins()
+    cases += fdm_backend.fdm_cases()
     check_names(cases)
     return cases
 

@@ -1,0 +1,1342 @@
+"""The ``fdm`` backend: real ``VK_EXT_fragment_density_map`` render passes (issue 9, groups B and C).
+
+A case renders the scene of a replay case (:func:`vk_tests.replay.replay_scene`: a scenario, the
+load op, the store path, optional ``clear_rects``) with the device's own FDM implementation, plus
+one key of its own, ``"fdm"``: ``{"path": "rp2" | "dynrend", "readback": "auto" | "both"}``.
+
+* **Device.**  The physical device's extensions, features and properties are queried through one
+  ``VkPhysicalDeviceFeatures2`` chain (:func:`feature_chain`) and that same chain is passed to
+  ``vkCreateDevice`` (:func:`open_fdm_device`, via :data:`vk_tests.harness.DeviceSetup`); no
+  fragment-shading-rate struct is ever chained (VUID-VkDeviceCreateInfo-fragmentDensityMap-04481..
+  04483).  The suite's device (``ctx``) has no extension enabled, so each case opens its own device
+  on the same physical device, with the validation layer when ``ctx`` has it; its messages are
+  appended to ``ctx.messages`` so that the runner fails the case on any of them.
+* **Support.**  :func:`missing` names the first thing the device lacks, with the CTS conditions of
+  docs/spec/vulkan-fdm-and-cts.md §2.6 and the binding gaps of §4.3 (e.g.
+  ``VK_EXT_fragment_density_map``, ``multiview``, ``fragmentDensityMapNonSubsampledImages``,
+  ``VK_EXT_fragment_density_map_offset``); the case raises :class:`fdm.errors.NotSupported` with it
+  and never passes without rendering.
+* **Map.**  R8G8_UNORM bytes from the scene's scenario (the cases use the ``floor(255/n)`` bytes of
+  §1.3, :func:`density_byte`), one layer per FDM layer, uploaded by a staging copy and a barrier to
+  ``FRAGMENT_DENSITY_MAP_OPTIMAL_EXT`` (``FRAGMENT_DENSITY_PROCESS`` / ``FRAGMENT_DENSITY_MAP_READ``)
+  in a submission that completes before the pass is recorded (a static map is read by the host
+  during ``vkCmdBeginRenderPass``, §1.6).
+* **Pass.**  ``rp2``: ``vkCreateRenderPass2`` with ``VkRenderPassFragmentDensityMapCreateInfoEXT``;
+  offsets in ``VkSubpassEndInfo.pNext`` (the QCOM struct, sType and layout equal to the EXT one).
+  ``dynrend``: ``vkCmdBeginRenderingKHR`` with ``VkRenderingFragmentDensityMapAttachmentInfoEXT``, a
+  pipeline with ``VK_PIPELINE_CREATE_RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT_EXT``; offsets
+  through ``vkCmdEndRendering2EXT``, which the binding lacks: declared in a side ``cffi.FFI``
+  (:func:`end_rendering2_structs`).  One full-screen triangle with the application's viewport and
+  scissor; ``fdm_real.frag`` writes the replay's two attachments from ``gl_FragCoord`` and
+  ``gl_FragSizeEXT``; then ``vkCmdClearAttachments`` of the scene's ``clear_rects``.
+* **Readback.**  (a) ``fragmentDensityMapNonSubsampledImages``: plain colour attachments, copied to
+  a buffer; (b) otherwise subsampled attachments resampled at every pixel centre by a plain pass
+  through an immutable NEAREST ``VK_SAMPLER_CREATE_SUBSAMPLED_BIT_EXT`` sampler (the only way to
+  read a subsampled image, §1.8).  ``"readback": "both"`` (B17) renders twice and keeps both.
+* **Judge** (:func:`judge_fdm`, pure).  Everywhere: the spec bounds (:func:`spec_bound_problems`:
+  blocks uniform and holding their own centre, area ≤ the density product of the texels around
+  them, coverage by the centre sample, the geometry measure equal to FragCoord, pixels outside the
+  render area untouched).  On turnip (``driverID`` ``MESA_TURNIP`` and a device name matched to a
+  profile of :mod:`fdm.gpu`): also exact equality with the large-fragment oracle
+  (:func:`vk_tests.replay.oracle_view`) of the model's plan for that GPU (:func:`device_scenario`).
+  On other vendors the exact comparison with turnip's plan for the scene's GPU is information in
+  the message, never a failure.
+
+None of this has run on an FDM device yet (lavapipe and the NVIDIA H100 lack the extension); see
+docs/fdm-backend.md.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import attrs
+import numpy as np
+import numpy.typing as npt
+
+import fdm
+from fdm.errors import NotModelled, NotSupported, ScenarioError
+from fdm.plan import RenderPassPlan
+
+from . import replay
+from .cases import Case, CaseOutput, Scene, Verdict, first_mismatches
+from .harness import Handle, Vulkan
+
+__all__ = ["AREA_BYTES", "DRIVER_ID_MESA_TURNIP", "PATHS", "DeviceCaps", "density_byte", "density_value",
+           "device_scenario", "end_rendering2_structs", "fdm_cases", "fdm_scene", "feature_chain", "judge_fdm",
+           "match_profile", "min_map_extent", "missing", "open_fdm_device", "probe", "render_extent",
+           "replay_twins", "run_fdm", "spec_bound_problems", "spec_texel_size", "twin_name"]
+
+Pair = tuple[int, int]
+Rect4 = tuple[int, int, int, int]
+
+FDM_EXT = "VK_EXT_fragment_density_map"
+FDM2_EXT = "VK_EXT_fragment_density_map2"
+OFFSET_EXT = "VK_EXT_fragment_density_map_offset"
+OFFSET_QCOM = "VK_QCOM_fragment_density_map_offset"
+DYNREND_EXT = "VK_KHR_dynamic_rendering"
+#: VkDriverId of turnip (VK_DRIVER_ID_MESA_TURNIP)
+DRIVER_ID_MESA_TURNIP = 18
+#: render paths: render pass 2, dynamic rendering
+PATHS = ("rp2", "dynrend")
+READBACKS = ("auto", "both")
+#: values the binding (realitix/vulkan 1.3.275) lacks (docs/spec/vulkan-fdm-and-cts.md §4.1, §4.3)
+STYPE_RENDER_PASS_FDM_OFFSET_END_INFO_EXT = 1000425002
+STYPE_RENDERING_END_INFO_EXT = 1000619003
+IMAGE_CREATE_FDM_OFFSET_BIT = 0x8000
+PIPELINE_CREATE_RENDERING_FDM_ATTACHMENT_BIT = 0x00400000
+#: the colour attachments' format (exact integers: doubled centres and areas)
+FMT = "rgba16ui"
+VK_FMT_RGBA16UI = 95   # VK_FORMAT_R16G16B16A16_UINT
+VK_FMT_R8G8_UNORM = 16
+VK_FMT_R32G32_SFLOAT = 103
+
+#: docs/spec/vulkan-fdm-and-cts.md §1.3: the largest UNORM8 byte whose 1/density is at least n
+#: (a (2,2) area needs 255/b >= 2: b = 127, not the naive round(255/2) = 128)
+AREA_BYTES: dict[int, int] = {n: 255 // n for n in (1, 2, 4, 8, 16)}
+
+
+def density_byte(n: int) -> int:
+    """The R8G8_UNORM byte for a requested fragment extent ``n`` along an axis:
+    ``floor(255/n)``, so that ``255/byte >= n`` (§1.3; CTS commit 2f2a73364)."""
+    if n < 1:
+        raise ScenarioError("n", f"must be >= 1, got {n}")
+    return 255 // n
+
+
+def density_value(n: int) -> float:
+    """The density the scenario stores as :func:`density_byte` (``round_half_even(d·255)`` of
+    docs/scenario.md gives the byte back)."""
+    return density_byte(n) / 255
+
+
+# ---- pure: texel size and map extent (docs/spec/vulkan-fdm-and-cts.md §1.2, §1.4) -------------
+def render_extent(path: str, framebuffer: Pair, render_area: Rect4) -> Pair:
+    """The extent the texel size is computed from: the framebuffer for a render pass; for
+    ``vkCmdBeginRendering`` ``renderArea.offset + renderArea.extent`` (fragmentdensitymapops.adoc
+    :100-112)."""
+    if path == "dynrend":
+        return (render_area[0] + render_area[2], render_area[1] + render_area[3])
+    return framebuffer
+
+
+def _ceil_log2(q: int) -> int:
+    return 0 if q <= 1 else (q - 1).bit_length()
+
+
+def spec_texel_size(extent: Pair, fdm_extent: Pair, min_texel: Pair, max_texel: Pair) -> Pair:
+    """``T = clamp(2^ceil(log2(floor(extent/fdm))), min, max)`` per axis (spec revision ≥ 3, with
+    the floor; a map larger than the extent gives ``T' = 1``)."""
+    out = []
+    for e, f, lo, hi in zip(extent, fdm_extent, min_texel, max_texel, strict=True):
+        t = 1 << _ceil_log2(e // f) if e >= f else 1
+        out.append(min(max(t, lo), hi))
+    return (out[0], out[1])
+
+
+def min_map_extent(extent: Pair, max_texel: Pair) -> Pair:
+    """The smallest map the pass may use: ``ceil(extent / maxFragmentDensityTexelSize)``
+    (VUID-VkFramebufferCreateInfo-renderPass-02555/02556; dynamic rendering 06112/06114)."""
+    return (-(-extent[0] // max_texel[0]), -(-extent[1] // max_texel[1]))
+
+
+# ---- the scene ------------------------------------------------------------------------------
+def fdm_scene(replay_scene: Mapping[str, Any], path: str, readback: str = "auto") -> dict[str, Any]:
+    """An fdm scene: the replay scene and ``"fdm": {"path", "readback"}``."""
+    return {**replay_scene, "fdm": {"path": path, "readback": readback}}
+
+
+def replay_part(scene: Scene) -> dict[str, Any]:
+    """The replay scene inside an fdm scene (everything but ``"fdm"``)."""
+    return {k: v for k, v in scene.items() if k != "fdm"}
+
+
+def _fdm_options(scene: Scene) -> tuple[str, str]:
+    opts = scene.get("fdm") or {}
+    path, readback = opts.get("path", "rp2"), opts.get("readback", "auto")
+    if path not in PATHS:
+        raise ScenarioError("fdm.path", f"must be one of {', '.join(PATHS)}, got {path!r}")
+    if readback not in READBACKS:
+        raise ScenarioError("fdm.readback", f"must be one of {', '.join(READBACKS)}, got {readback!r}")
+    return path, readback
+
+
+def _clear_rects(scene: Scene) -> tuple[Rect4, ...]:
+    if not scene.get("clear_rects"):
+        return ()
+    fn = getattr(replay, "clear_rects", None)
+    if fn is None:
+        raise NotModelled("fdm", "clear_rects need vk_tests.replay.clear_rects (the replay's vkCmdClearAttachments)")
+    return tuple(fn(scene))
+
+
+def _clear_rect_colour() -> tuple[int, int, int, int]:
+    value = getattr(replay, "CLEAR_RECT", None)
+    if value is None:
+        raise NotModelled("fdm", "clear_rects need vk_tests.replay.CLEAR_RECT")
+    return tuple(value)  # type: ignore[return-value]
+
+
+def _render_area(sc: fdm.Scenario) -> Rect4:
+    if not sc.render_areas:
+        return (0, 0, sc.framebuffer[0], sc.framebuffer[1])
+    return sc.render_areas[0].as_tuple()
+
+
+def parse(scene: Scene) -> tuple[fdm.Scenario, str, str]:
+    """The scene's scenario, path and readback; refuses what a real FDM pass of this backend
+    does not express (NotModelled)."""
+    path, readback = _fdm_options(scene)
+    load_op = scene.get("load_op", "clear")
+    if load_op not in replay.LOAD_OPS:
+        raise ScenarioError("load_op", f"must be one of {', '.join(replay.LOAD_OPS)}, got {load_op!r}")
+    _clear_rects(scene)
+    sc = fdm.parse_scenario(scene["scenario"])
+    if sc.layers != 1 or sc.fdm_per_layer or sc.writes_viewport_index or sc.custom_resolve:
+        raise NotModelled("fdm", "layered (VALVE) passes, gl_ViewportIndex and custom resolve are not cases of "
+                                 "this backend yet")
+    if len(sc.render_areas) > 1:
+        raise NotModelled("fdm", "per-view render areas (VK_QCOM_multiview_per_view_render_areas)")
+    if sc.multiview_per_view_viewports:
+        raise NotModelled("fdm", "VK_QCOM_multiview_per_view_viewports")
+    return sc, path, readback
+
+
+# ---- pure: what the device must have ---------------------------------------------------------
+@attrs.frozen(kw_only=True)
+class DeviceCaps:
+    """What :func:`missing` and the judge need to know of a device (JSON-able via
+    :func:`caps_json`; read on the device by :func:`probe`)."""
+
+    name: str
+    driver_id: int
+    #: extension name -> specVersion
+    extensions: Mapping[str, int]
+    #: the features of the chain that are VK_TRUE (names as in the spec)
+    features: frozenset[str]
+    min_texel: Pair = (1, 1)
+    max_texel: Pair = (1, 1)
+    #: fragmentDensityOffsetGranularity (None without an offset extension)
+    offset_granularity: Pair | None = None
+    #: maxSubsampledArrayLayers (None without VK_EXT_fragment_density_map2)
+    max_subsampled_array_layers: int | None = None
+    #: optimalTilingFeatures of the formats the backend uses, by VkFormat
+    format_features: Mapping[int, int] = attrs.field(factory=dict)
+
+
+def caps_json(c: DeviceCaps) -> dict[str, Any]:
+    return {"name": c.name, "driver_id": c.driver_id, "extensions": dict(sorted(c.extensions.items())),
+            "features": sorted(c.features), "min_texel": list(c.min_texel), "max_texel": list(c.max_texel),
+            "offset_granularity": None if c.offset_granularity is None else list(c.offset_granularity),
+            "max_subsampled_array_layers": c.max_subsampled_array_layers,
+            "format_features": {str(k): v for k, v in sorted(c.format_features.items())}}
+
+
+FORMAT_FEATURE_COLOR_ATTACHMENT = 0x80
+FORMAT_FEATURE_SAMPLED_IMAGE = 0x1
+FORMAT_FEATURE_TRANSFER_SRC = 0x4000
+FORMAT_FEATURE_TRANSFER_DST = 0x8000
+FORMAT_FEATURE_FDM = 0x01000000
+
+
+def readback_kind(caps: DeviceCaps, readback: str) -> str:
+    """``nonsubsampled`` (path a), ``subsampled`` (path b) or ``both``."""
+    if readback == "both":
+        return "both"
+    return "nonsubsampled" if "fragmentDensityMapNonSubsampledImages" in caps.features else "subsampled"
+
+
+def missing(caps: DeviceCaps, scene: Scene) -> str | None:
+    """The first thing the device lacks for the scene, CTS order (§2.6) then the binding's gaps
+    (§4.3) and the scene's limits; None when it can run."""
+    sc, path, readback = parse(scene)
+    ext = caps.extensions
+    if FDM_EXT not in ext:
+        return FDM_EXT
+    if "fragmentDensityMap" not in caps.features:
+        return "fragmentDensityMap"
+    if path == "dynrend":
+        if DYNREND_EXT not in ext:
+            return DYNREND_EXT
+        if "dynamicRendering" not in caps.features:
+            return "dynamicRendering"
+    kind = readback_kind(caps, readback)
+    if kind == "both" and "fragmentDensityMapNonSubsampledImages" not in caps.features:
+        return "fragmentDensityMapNonSubsampledImages"
+    if sc.views > 1 and "multiview" not in caps.features:
+        return "multiview"
+    if sc.views > 2 and kind != "nonsubsampled":
+        if FDM2_EXT not in ext:
+            return FDM2_EXT
+        if (caps.max_subsampled_array_layers or 0) < sc.views:
+            return f"maxSubsampledArrayLayers >= {sc.views}"
+    if kind != "nonsubsampled" and scene.get("load_op", "clear") == "load":
+        # loads of a subsampled attachment are undefined without subsampledLoads (§1.4)
+        if FDM2_EXT not in ext:
+            return FDM2_EXT
+        if "subsampledLoads" not in caps.features:
+            return "subsampledLoads"
+    if sc.fdm_offsets is not None or sc.fdm_offset_create_flag:
+        if path == "dynrend" and OFFSET_EXT not in ext:
+            return f"{OFFSET_EXT} (offsets with dynamic rendering need vkCmdEndRendering2EXT)"
+        if OFFSET_EXT not in ext and OFFSET_QCOM not in ext:
+            return OFFSET_EXT
+        if "fragmentDensityMapOffset" not in caps.features:
+            return "fragmentDensityMapOffset"
+        g = caps.offset_granularity or (0, 0)
+        for i, o in enumerate(sc.fdm_offsets or ()):
+            for c in (0, 1):
+                if o[c] and g[c] and o[c] % g[c]:
+                    return f"fragmentDensityOffsetGranularity {list(g)} (offset {list(o)} of layer {i})"
+    dmap_fmt = VK_FMT_R8G8_UNORM if sc.density.format == "R8G8_UNORM" else VK_FMT_R32G32_SFLOAT
+    if not caps.format_features.get(dmap_fmt, 0) & FORMAT_FEATURE_FDM:
+        return f"{sc.density.format} with VK_FORMAT_FEATURE_FRAGMENT_DENSITY_MAP_BIT_EXT"
+    need = FORMAT_FEATURE_COLOR_ATTACHMENT | FORMAT_FEATURE_TRANSFER_SRC | FORMAT_FEATURE_TRANSFER_DST
+    if kind != "nonsubsampled":
+        need |= FORMAT_FEATURE_SAMPLED_IMAGE
+    if caps.format_features.get(VK_FMT_RGBA16UI, 0) & need != need:
+        return "R16G16B16A16_UINT as a colour attachment, transfer source/destination (and sampled image)"
+    extent = render_extent(path, sc.framebuffer, _render_area(sc))
+    least = min_map_extent(extent, caps.max_texel)
+    if sc.density.size[0] < least[0] or sc.density.size[1] < least[1]:
+        return (f"maxFragmentDensityTexelSize {list(caps.max_texel)}: the {list(sc.density.size)} map is smaller "
+                f"than {list(least)} for {list(extent)}")
+    return None
+
+
+def check_granularity(caps: DeviceCaps, scene: Scene) -> None:
+    """A device exposing offsets with a zero granularity and a non-zero offset fails (the CTS
+    grades this Fail, not NotSupported, §2.6): raises ``ValueError``."""
+    sc, _, _ = parse(scene)
+    g = caps.offset_granularity
+    if g is None or not sc.fdm_offsets:
+        return
+    if any(o[c] and not g[c] for o in sc.fdm_offsets for c in (0, 1)):
+        raise ValueError(f"fragmentDensityOffsetGranularity is {list(g)} but the offsets {sc.fdm_offsets} are not 0")
+
+
+# ---- pNext chains -------------------------------------------------------------------------
+def feature_chain(vk: Any, extensions: Mapping[str, int]) -> dict[str, Any]:
+    """The features chain for the device's ``extensions``, innermost first (the binding keeps
+    only weak references to pNext targets: every link is kept in the returned dict).  Keys:
+    ``multiview`` always; ``fdm``, ``fdm2``, ``offset`` (the QCOM struct: its sType is the EXT
+    one), ``dynrend`` when the extension is exposed; ``features2`` is the head.  No
+    fragment-shading-rate struct (§1.4)."""
+    s: dict[str, Any] = {"multiview": vk.VkPhysicalDeviceMultiviewFeatures()}
+    tail = s["multiview"]
+    if DYNREND_EXT in extensions:
+        s["dynrend"] = tail = vk.VkPhysicalDeviceDynamicRenderingFeatures(pNext=tail)
+    if FDM_EXT in extensions:
+        s["fdm"] = tail = vk.VkPhysicalDeviceFragmentDensityMapFeaturesEXT(pNext=tail)
+    if FDM2_EXT in extensions:
+        s["fdm2"] = tail = vk.VkPhysicalDeviceFragmentDensityMap2FeaturesEXT(pNext=tail)
+    if OFFSET_EXT in extensions or OFFSET_QCOM in extensions:
+        s["offset"] = tail = vk.VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(pNext=tail)
+    s["features2"] = vk.VkPhysicalDeviceFeatures2(pNext=tail)
+    return s
+
+
+#: the feature fields read from each link of :func:`feature_chain`
+FEATURE_FIELDS: dict[str, tuple[str, ...]] = {
+    "multiview": ("multiview",),
+    "dynrend": ("dynamicRendering",),
+    "fdm": ("fragmentDensityMap", "fragmentDensityMapDynamic", "fragmentDensityMapNonSubsampledImages"),
+    "fdm2": ("fragmentDensityMapDeferred",),
+    "offset": ("fragmentDensityMapOffset",),
+}
+
+
+def enabled_extensions(extensions: Mapping[str, int]) -> list[str]:
+    """The extensions an FDM device enables: FDM, FDM2, the EXT offset extension (else QCOM's),
+    dynamic rendering; whichever the device exposes."""
+    out = [e for e in (FDM_EXT, FDM2_EXT, DYNREND_EXT) if e in extensions]
+    if OFFSET_EXT in extensions:
+        out.append(OFFSET_EXT)
+    elif OFFSET_QCOM in extensions:
+        out.append(OFFSET_QCOM)
+    return out
+
+
+def chain_stypes(vk: Any, head: Any) -> list[int]:
+    """The sTypes of a pNext chain, head first (walked as ``VkBaseOutStructure``)."""
+    out = [int(head.sType)]
+    p = vk.ffi.cast("VkBaseOutStructure*", head.pNext)
+    while p != vk.ffi.NULL:
+        out.append(int(p.sType))
+        p = p.pNext
+    return out
+
+
+def _query_chain(ctx: Vulkan) -> tuple[dict[str, int], dict[str, Any]]:
+    vk = ctx.vk
+    # read the fields while iterating: the generator's backing array dies with it (§4.2)
+    exts = {e.extensionName: int(e.specVersion) for e in vk.vkEnumerateDeviceExtensionProperties(ctx.physical, None)}
+    s = feature_chain(vk, exts)
+    vk.vkGetPhysicalDeviceFeatures2(ctx.physical, s["features2"])
+    # as the CTS: every supported feature of the chain stays enabled, robustBufferAccess off
+    s["features2"].features.robustBufferAccess = vk.VK_FALSE
+    return exts, s
+
+
+def probe(ctx: Vulkan) -> DeviceCaps:
+    """The device's FDM capabilities (physical-device queries only)."""
+    vk = ctx.vk
+    exts, s = _query_chain(ctx)
+    feats = {"sampleRateShading"} if s["features2"].features.sampleRateShading else set()
+    for key, fields in FEATURE_FIELDS.items():
+        if key in s:
+            feats |= {f for f in fields if getattr(s[key], f)}
+    drv = vk.VkPhysicalDeviceDriverProperties()
+    tail: Any = drv
+    props: dict[str, Any] = {"driver": drv}
+    if FDM_EXT in exts:
+        props["fdm"] = tail = vk.VkPhysicalDeviceFragmentDensityMapPropertiesEXT(pNext=tail)
+    if FDM2_EXT in exts:
+        props["fdm2"] = tail = vk.VkPhysicalDeviceFragmentDensityMap2PropertiesEXT(pNext=tail)
+    if OFFSET_EXT in exts or OFFSET_QCOM in exts:
+        props["offset"] = tail = vk.VkPhysicalDeviceFragmentDensityMapOffsetPropertiesQCOM(pNext=tail)
+    props2 = vk.VkPhysicalDeviceProperties2(pNext=tail)
+    vk.vkGetPhysicalDeviceProperties2(ctx.physical, props2)
+    if "fdm2" in props and props["fdm2"].subsampledLoads:
+        feats.add("subsampledLoads")
+    fmts = {f: int(ctx.format_features(f)) for f in (VK_FMT_RGBA16UI, VK_FMT_R8G8_UNORM, VK_FMT_R32G32_SFLOAT)}
+    kw: dict[str, Any] = {}
+    if "fdm" in props:
+        p = props["fdm"]
+        kw["min_texel"] = (int(p.minFragmentDensityTexelSize.width), int(p.minFragmentDensityTexelSize.height))
+        kw["max_texel"] = (int(p.maxFragmentDensityTexelSize.width), int(p.maxFragmentDensityTexelSize.height))
+    if "fdm2" in props:
+        kw["max_subsampled_array_layers"] = int(props["fdm2"].maxSubsampledArrayLayers)
+    if "offset" in props:
+        g = props["offset"].fragmentDensityOffsetGranularity
+        kw["offset_granularity"] = (int(g.width), int(g.height))
+    return DeviceCaps(name=ctx.info.name, driver_id=int(drv.driverID), extensions=exts, features=frozenset(feats),
+                      format_features=fmts, **kw)
+
+
+def open_fdm_device(ctx: Vulkan) -> Vulkan:
+    """A device on ``ctx``'s physical device with the FDM extensions and the queried features
+    chain enabled (validation on when ``ctx`` has it)."""
+    def setup(dev: Vulkan) -> tuple[list[str], Any]:
+        exts, s = _query_chain(dev)
+        dev._fdm_chain = s  # type: ignore[attr-defined]  # keep every link alive with the device
+        return enabled_extensions(exts), s["features2"]
+
+    return Vulkan(device=ctx.info.index, validation=ctx.messenger is not None, setup=setup)
+
+
+# ---- the binding's gap: vkCmdEndRendering2EXT (§4.3) -------------------------------------------
+_XFFI: Any = None
+_XCDEF = """
+typedef struct { int32_t x; int32_t y; } XOffset2D;
+typedef struct { uint32_t sType; const void* pNext; uint32_t fragmentDensityOffsetCount;
+                 const XOffset2D* pFragmentDensityOffsets; } XRenderPassFragmentDensityMapOffsetEndInfoEXT;
+typedef struct { uint32_t sType; const void* pNext; } XRenderingEndInfoEXT;
+typedef void (*PFN_vkCmdEndRendering2EXT)(void* commandBuffer, const XRenderingEndInfoEXT* pRenderingEndInfo);
+"""
+
+
+def side_ffi() -> Any:
+    """A ``cffi.FFI`` declaring what the binding lacks (created once)."""
+    global _XFFI
+    if _XFFI is None:
+        import cffi
+
+        ffi = cffi.FFI()
+        ffi.cdef(_XCDEF)
+        _XFFI = ffi
+    return _XFFI
+
+
+def end_rendering2_structs(offsets: Sequence[Pair]) -> tuple[Any, list[Any]]:
+    """``VkRenderingEndInfoEXT`` whose pNext is a ``VkRenderPassFragmentDensityMapOffsetEndInfoEXT``
+    with ``offsets``; returns the head and every object that must outlive the call."""
+    x = side_ffi()
+    arr = x.new("XOffset2D[]", [{"x": o[0], "y": o[1]} for o in offsets] or 1)
+    off = x.new("XRenderPassFragmentDensityMapOffsetEndInfoEXT*",
+                {"sType": STYPE_RENDER_PASS_FDM_OFFSET_END_INFO_EXT, "pNext": x.NULL,
+                 "fragmentDensityOffsetCount": len(offsets), "pFragmentDensityOffsets": arr})
+    end = x.new("XRenderingEndInfoEXT*", {"sType": STYPE_RENDERING_END_INFO_EXT, "pNext": off})
+    return end, [arr, off, end]
+
+
+def _cmd_end_rendering2(ctx: Vulkan, cb: Handle, offsets: Sequence[Pair]) -> None:
+    vk, x = ctx.vk, side_ffi()
+    raw = vk.ffi.NULL
+    for name in (b"vkCmdEndRendering2EXT", b"vkCmdEndRendering2KHR"):
+        raw = vk.lib.vkGetDeviceProcAddr(ctx.device, name)
+        if raw != vk.ffi.NULL:
+            break
+    if raw == vk.ffi.NULL:
+        raise NotSupported("vkCmdEndRendering2EXT (vkGetDeviceProcAddr returned NULL)")
+    fn = x.cast("PFN_vkCmdEndRendering2EXT", int(vk.ffi.cast("uintptr_t", raw)))
+    end, keep = end_rendering2_structs(offsets)
+    fn(x.cast("void*", int(vk.ffi.cast("uintptr_t", cb))), end)
+    del keep
+
+
+# ---- device objects ---------------------------------------------------------------------------
+class _Image:
+    """A 2D image with ``layers`` array layers, one view of all of them (2D_ARRAY when
+    ``array_view`` or ``layers > 1``), in a tracked layout."""
+
+    def __init__(self, ctx: Vulkan, size: Pair, layers: int, fmt: int, usage: int, flags: int = 0,
+                 array_view: bool = False):
+        vk = ctx.vk
+        self.ctx, self.size, self.layers, self.format = ctx, size, layers, fmt
+        info = vk.VkImageCreateInfo(
+            flags=flags, imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
+            extent=vk.VkExtent3D(width=size[0], height=size[1], depth=1), mipLevels=1, arrayLayers=layers,
+            samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage,
+            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
+        self.handle = vk.vkCreateImage(ctx.device, info, None)
+        req = vk.vkGetImageMemoryRequirements(ctx.device, self.handle)
+        alloc = vk.VkMemoryAllocateInfo(allocationSize=req.size, memoryTypeIndex=ctx.memory_type(
+            req.memoryTypeBits, vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        self.memory = vk.vkAllocateMemory(ctx.device, alloc, None)
+        vk.vkBindImageMemory(ctx.device, self.handle, self.memory, 0)
+        ctx._own(lambda: vk.vkDestroyImage(ctx.device, self.handle, None))
+        ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
+        vtype = vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY if (array_view or layers > 1) else vk.VK_IMAGE_VIEW_TYPE_2D
+        vinfo = vk.VkImageViewCreateInfo(image=self.handle, viewType=vtype, format=fmt,
+                                         subresourceRange=self.range())
+        self.view = vk.vkCreateImageView(ctx.device, vinfo, None)
+        ctx._own(lambda: vk.vkDestroyImageView(ctx.device, self.view, None))
+        self.layout = vk.VK_IMAGE_LAYOUT_UNDEFINED
+
+    def range(self) -> Handle:
+        vk = self.ctx.vk
+        return vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=0, levelCount=1,
+                                          baseArrayLayer=0, layerCount=self.layers)
+
+    def barrier(self, cb: Handle, layout: int, src_access: int, dst_access: int, src_stage: int,
+                dst_stage: int) -> None:
+        vk = self.ctx.vk
+        b = vk.VkImageMemoryBarrier(srcAccessMask=src_access, dstAccessMask=dst_access, oldLayout=self.layout,
+                                    newLayout=layout, srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+                                    dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, image=self.handle,
+                                    subresourceRange=self.range())
+        vk.vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, None, 0, None, 1, [b])
+        self.layout = layout
+
+
+def _pipeline(ctx: Vulkan, frag: str, *, push_bytes: int, attachments: int, render_pass: Handle | None = None,
+              view_mask: int = 0, set_layout: Handle | None = None, dynrend_fdm: bool = False) -> tuple[Handle, Handle]:
+    """A full-screen-triangle pipeline (``fullscreen.vert`` + ``frag``), dynamic viewport and
+    scissor, fragment push constants; for ``render_pass`` None a dynamic-rendering pipeline
+    (``VkPipelineRenderingCreateInfo``) with the FDM-attachment flag when ``dynrend_fdm``.
+    Returns (pipeline, layout)."""
+    from .graphics import load_spv
+
+    vk = ctx.vk
+    rngs = [vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_FRAGMENT_BIT, offset=0, size=push_bytes)]
+    linfo = vk.VkPipelineLayoutCreateInfo(pSetLayouts=[set_layout] if set_layout is not None else None,
+                                          pPushConstantRanges=rngs)
+    layout = vk.vkCreatePipelineLayout(ctx.device, linfo, None)
+    ctx._own(lambda: vk.vkDestroyPipelineLayout(ctx.device, layout, None))
+    vert_m = ctx.shader_module(load_spv("fullscreen.vert.spv"))
+    frag_m = ctx.shader_module(load_spv(frag))
+    stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=vert_m, pName="main"),
+              vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT, module=frag_m, pName="main")]
+    vertex_input = vk.VkPipelineVertexInputStateCreateInfo()
+    assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
+                                                         primitiveRestartEnable=vk.VK_FALSE)
+    viewport = vk.VkPipelineViewportStateCreateInfo(viewportCount=1, scissorCount=1)
+    raster = vk.VkPipelineRasterizationStateCreateInfo(
+        depthClampEnable=vk.VK_FALSE, rasterizerDiscardEnable=vk.VK_FALSE, polygonMode=vk.VK_POLYGON_MODE_FILL,
+        cullMode=vk.VK_CULL_MODE_NONE, frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, depthBiasEnable=vk.VK_FALSE,
+        lineWidth=1.0)
+    multisample = vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT,
+                                                          sampleShadingEnable=vk.VK_FALSE)
+    mask = (vk.VK_COLOR_COMPONENT_R_BIT | vk.VK_COLOR_COMPONENT_G_BIT | vk.VK_COLOR_COMPONENT_B_BIT
+            | vk.VK_COLOR_COMPONENT_A_BIT)
+    blend_att = vk.VkPipelineColorBlendAttachmentState(blendEnable=vk.VK_FALSE, colorWriteMask=mask)
+    blend = vk.VkPipelineColorBlendStateCreateInfo(logicOpEnable=vk.VK_FALSE, pAttachments=[blend_att] * attachments)
+    dynamic = vk.VkPipelineDynamicStateCreateInfo(
+        pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR])
+    rendering = None
+    flags = 0
+    if render_pass is None:
+        rendering = vk.VkPipelineRenderingCreateInfo(viewMask=view_mask,
+                                                     pColorAttachmentFormats=[VK_FMT_RGBA16UI] * attachments)
+        if dynrend_fdm:
+            # the binding's VK_PIPELINE_RASTERIZATION_STATE_CREATE_..._BIT_EXT alias is None (§4.1)
+            flags = PIPELINE_CREATE_RENDERING_FDM_ATTACHMENT_BIT
+    info = vk.VkGraphicsPipelineCreateInfo(
+        pNext=rendering, flags=flags, pStages=stages, pVertexInputState=vertex_input,
+        pInputAssemblyState=assembly, pViewportState=viewport, pRasterizationState=raster,
+        pMultisampleState=multisample, pColorBlendState=blend, pDynamicState=dynamic, layout=layout,
+        renderPass=render_pass if render_pass is not None else vk.VK_NULL_HANDLE, subpass=0)
+    pipe = vk.vkCreateGraphicsPipelines(ctx.device, vk.VK_NULL_HANDLE, 1, [info], None)[0]
+    ctx._own(lambda: vk.vkDestroyPipeline(ctx.device, pipe, None))
+    return pipe, layout
+
+
+def _rect2d(vk: Any, r: Rect4) -> Handle:
+    return vk.VkRect2D(offset=vk.VkOffset2D(x=r[0], y=r[1]), extent=vk.VkExtent2D(width=r[2], height=r[3]))
+
+
+def _uint_clear(vk: Any, value: Sequence[int]) -> Handle:
+    return vk.VkClearValue(color=vk.VkClearColorValue(uint32=[int(v) for v in value]))
+
+
+class _FdmPass:
+    """One real FDM pass of a scene on an FDM device (see the module docstring)."""
+
+    ATT = 2  # the colour attachments of fdm_real.frag
+
+    def __init__(self, dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
+                 clear_rects: Sequence[Rect4]):
+        vk = dev.vk
+        self.dev, self.sc, self.path, self.load_op, self.subsampled = dev, sc, path, load_op, subsampled
+        self.clear_rects = tuple(clear_rects)
+        self.layers = sc.fdm_layers  # one colour layer per view (multiview) and one map layer per FDM layer
+        self.view_mask = (1 << sc.views) - 1 if sc.views > 1 else 0
+        self.offsets = sc.fdm_offset_create_flag
+        extra = IMAGE_CREATE_FDM_OFFSET_BIT if self.offsets else 0
+        usage = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+        if subsampled:
+            usage |= vk.VK_IMAGE_USAGE_SAMPLED_BIT
+            flags = vk.VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT | extra
+        else:
+            usage |= vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT
+            flags = extra
+        self.colour = [_Image(dev, sc.framebuffer, self.layers, VK_FMT_RGBA16UI, usage, flags, array_view=subsampled)
+                       for _ in range(self.ATT)]
+        dfmt = VK_FMT_R8G8_UNORM if sc.density.format == "R8G8_UNORM" else VK_FMT_R32G32_SFLOAT
+        self.map = _Image(dev, sc.density.size, self.layers, dfmt,
+                          vk.VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT, extra)
+        self.render_area = _render_area(sc)
+        if path == "rp2":
+            self.rp = self._render_pass()
+            self.fb = self._framebuffer()
+            self.pipe, self.layout = _pipeline(dev, "fdm_real.frag.spv", push_bytes=16, attachments=self.ATT,
+                                               render_pass=self.rp)
+        else:
+            self.rp = self.fb = None
+            self.pipe, self.layout = _pipeline(dev, "fdm_real.frag.spv", push_bytes=16, attachments=self.ATT,
+                                               view_mask=self.view_mask, dynrend_fdm=True)
+
+    # -- objects
+    def _render_pass(self) -> Handle:
+        vk, dev = self.dev.vk, self.dev
+        att_layout = vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+        fdm_layout = vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT
+        load = vk.VK_ATTACHMENT_LOAD_OP_LOAD if self.load_op == "load" else vk.VK_ATTACHMENT_LOAD_OP_CLEAR
+        colour = [vk.VkAttachmentDescription2(
+            format=VK_FMT_RGBA16UI, samples=vk.VK_SAMPLE_COUNT_1_BIT, loadOp=load,
+            storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=att_layout, finalLayout=att_layout)
+            for _ in range(self.ATT)]
+        # the map: LOAD (or DONT_CARE) / DONT_CARE, never stored (VUIDs 02550/02551)
+        dmap = vk.VkAttachmentDescription2(
+            format=self.map.format, samples=vk.VK_SAMPLE_COUNT_1_BIT, loadOp=vk.VK_ATTACHMENT_LOAD_OP_LOAD,
+            storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=fdm_layout, finalLayout=fdm_layout)
+        # a plain v1 VkAttachmentReference, even for render pass 2 (§4.4)
+        fdm_info = vk.VkRenderPassFragmentDensityMapCreateInfoEXT(
+            fragmentDensityMapAttachment=vk.VkAttachmentReference(attachment=self.ATT, layout=fdm_layout))
+        refs = [vk.VkAttachmentReference2(attachment=i, layout=att_layout, aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT)
+                for i in range(self.ATT)]
+        sub = vk.VkSubpassDescription2(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS, viewMask=self.view_mask,
+                                       pColorAttachments=refs)
+        colour_acc = vk.VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT
+        out_stage = vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT
+        deps = [vk.VkSubpassDependency2(srcSubpass=vk.VK_SUBPASS_EXTERNAL, dstSubpass=0,
+                                        srcStageMask=out_stage | vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                        dstStageMask=out_stage,
+                                        srcAccessMask=colour_acc | vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                                        dstAccessMask=colour_acc),
+                vk.VkSubpassDependency2(srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL, srcStageMask=out_stage,
+                                        dstStageMask=out_stage, srcAccessMask=vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                                        dstAccessMask=colour_acc)]
+        info = vk.VkRenderPassCreateInfo2(pNext=fdm_info, pAttachments=colour + [dmap], pSubpasses=[sub],
+                                          pDependencies=deps)
+        rp = vk.vkCreateRenderPass2(dev.device, info, None)
+        dev._own(lambda: vk.vkDestroyRenderPass(dev.device, rp, None))
+        return rp
+
+    def _framebuffer(self) -> Handle:
+        vk, dev = self.dev.vk, self.dev
+        info = vk.VkFramebufferCreateInfo(renderPass=self.rp, pAttachments=[c.view for c in self.colour]
+                                          + [self.map.view], width=self.sc.framebuffer[0],
+                                          height=self.sc.framebuffer[1], layers=1)
+        fb = vk.vkCreateFramebuffer(dev.device, info, None)
+        dev._own(lambda: vk.vkDestroyFramebuffer(dev.device, fb, None))
+        return fb
+
+    # -- commands
+    def map_bytes(self) -> npt.NDArray[Any]:
+        """The map's layers as stored, one per FDM layer (a shared layer repeated)."""
+        ls = self.sc.density.layers
+        return np.stack([np.asarray(ls[i] if len(ls) > 1 else ls[0]) for i in range(self.layers)])
+
+    def record_upload(self, cb: Handle, staging: Any) -> None:
+        vk = self.dev.vk
+        w, h = self.sc.density.size
+        texel = self.map_bytes()[0].dtype.itemsize * 2
+        self.map.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                         vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+        regions = [vk.VkBufferImageCopy(
+            bufferOffset=i * w * h * texel, bufferRowLength=0, bufferImageHeight=0,
+            imageSubresource=vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
+                                                         baseArrayLayer=i, layerCount=1),
+            imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
+            for i in range(self.layers)]
+        vk.vkCmdCopyBufferToImage(cb, staging.handle, self.map.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                  len(regions), regions)
+        self.map.barrier(cb, vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                         vk.VK_ACCESS_FRAGMENT_DENSITY_MAP_READ_BIT_EXT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         vk.VK_PIPELINE_STAGE_FRAGMENT_DENSITY_PROCESS_BIT_EXT)
+        colour_acc = vk.VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT
+        out_stage = vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT
+        for c in self.colour:
+            if not self.subsampled:
+                c.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                          vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+                vk.vkCmdClearColorImage(cb, c.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                        vk.VkClearColorValue(uint32=list(replay.BG)), 1, [c.range()])
+                c.barrier(cb, vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, vk.VK_ACCESS_TRANSFER_WRITE_BIT, colour_acc,
+                          vk.VK_PIPELINE_STAGE_TRANSFER_BIT, out_stage)
+            else:
+                # a subsampled image cannot be a transfer destination; its pixels outside the
+                # render area are undefined anyway (§1.8)
+                c.barrier(cb, vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0, colour_acc,
+                          vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, out_stage)
+
+    def record_pass(self, cb: Handle) -> None:
+        vk, dev, sc = self.dev.vk, self.dev, self.sc
+        area = _rect2d(vk, self.render_area)
+        clear = [_uint_clear(vk, replay.CLEAR) for _ in range(self.ATT)]
+        if self.path == "rp2":
+            begin = vk.VkRenderPassBeginInfo(renderPass=self.rp, framebuffer=self.fb, renderArea=area,
+                                             pClearValues=clear + [vk.VkClearValue()])
+            vk.vkCmdBeginRenderPass2(cb, begin, vk.VkSubpassBeginInfo(contents=vk.VK_SUBPASS_CONTENTS_INLINE))
+        else:
+            load = vk.VK_ATTACHMENT_LOAD_OP_LOAD if self.load_op == "load" else vk.VK_ATTACHMENT_LOAD_OP_CLEAR
+            atts = [vk.VkRenderingAttachmentInfo(imageView=c.view,
+                                                 imageLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                                 loadOp=load, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
+                                                 clearValue=clear[i]) for i, c in enumerate(self.colour)]
+            fdm_att = vk.VkRenderingFragmentDensityMapAttachmentInfoEXT(
+                imageView=self.map.view, imageLayout=vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT)
+            rinfo = vk.VkRenderingInfo(pNext=fdm_att, renderArea=area, layerCount=1, viewMask=self.view_mask,
+                                       pColorAttachments=atts)
+            begin_rendering = vk.vkGetDeviceProcAddr(dev.device, "vkCmdBeginRenderingKHR")
+            begin_rendering(cb, rinfo)
+        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, self.pipe)
+        vp, sci = sc.viewports[0], sc.scissors[0]
+        vk.vkCmdSetViewport(cb, 0, 1, [vk.VkViewport(x=float(vp.x), y=float(vp.y), width=float(vp.w),
+                                                     height=float(vp.h), minDepth=0.0, maxDepth=1.0)])
+        vk.vkCmdSetScissor(cb, 0, 1, [_rect2d(vk, sci.as_tuple())])
+        data = vk.ffi.new("float[]", [float(vp.x), float(vp.y), float(vp.w), float(vp.h)])
+        vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, data)
+        vk.vkCmdDraw(cb, 3, 1, 0, 0)
+        if self.clear_rects:
+            value = _uint_clear(vk, _clear_rect_colour())
+            atts_c = [vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, colorAttachment=i,
+                                           clearValue=value) for i in range(self.ATT)]
+            # multiview: baseArrayLayer 0, layerCount 1 (VUID-vkCmdClearAttachments-baseArrayLayer-00018)
+            rects = [vk.VkClearRect(rect=_rect2d(vk, r), baseArrayLayer=0, layerCount=1) for r in self.clear_rects]
+            vk.vkCmdClearAttachments(cb, len(atts_c), atts_c, len(rects), rects)
+        offsets = [tuple(o) for o in sc.fdm_offsets] if sc.fdm_offsets else []
+        if self.path == "rp2":
+            end_next = (vk.VkSubpassFragmentDensityMapOffsetEndInfoQCOM(
+                pFragmentDensityOffsets=[vk.VkOffset2D(x=o[0], y=o[1]) for o in offsets]) if offsets else None)
+            end = vk.VkSubpassEndInfo(pNext=end_next)
+            vk.vkCmdEndRenderPass2(cb, end)
+        elif offsets:
+            _cmd_end_rendering2(dev, cb, offsets)
+        else:
+            end_rendering = vk.vkGetDeviceProcAddr(dev.device, "vkCmdEndRenderingKHR")
+            end_rendering(cb)
+
+    def read_nonsubsampled(self) -> dict[str, npt.NDArray[np.uint16]]:
+        vk, dev = self.dev.vk, self.dev
+        w, h = self.sc.framebuffer
+        layer_bytes = w * h * 8
+        out: dict[str, npt.NDArray[np.uint16]] = {}
+        with dev.scope():
+            buf = dev.buffer(layer_bytes * self.layers * self.ATT, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                             host_visible=True)
+
+            def record(cb: Handle) -> None:
+                for a, c in enumerate(self.colour):
+                    c.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                              vk.VK_ACCESS_TRANSFER_READ_BIT, vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                              vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+                    regions = [vk.VkBufferImageCopy(
+                        bufferOffset=(a * self.layers + v) * layer_bytes, bufferRowLength=0, bufferImageHeight=0,
+                        imageSubresource=vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT,
+                                                                     mipLevel=0, baseArrayLayer=v, layerCount=1),
+                        imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
+                        for v in range(self.layers)]
+                    vk.vkCmdCopyImageToBuffer(cb, c.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf.handle,
+                                              len(regions), regions)
+                dev.memory_barrier(cb, vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
+                                   vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
+
+            dev.run(record)
+            raw = buf.read(layer_bytes * self.layers * self.ATT).view(np.uint16)
+        for v in range(self.layers):
+            for a, name in enumerate(replay.image_names(v)):
+                i = a * self.layers + v
+                out[name] = raw[i * w * h * 4:(i + 1) * w * h * 4].reshape(h, w, 4).copy()
+        return out
+
+    def read_subsampled(self) -> dict[str, npt.NDArray[np.uint16]]:
+        """Readback path (b): each attachment and view resampled at every pixel centre through an
+        immutable NEAREST / CLAMP_TO_EDGE subsampled sampler into a plain RGBA16_UINT target."""
+        from .graphics import (
+            cmd_begin_render_pass,
+            cmd_end_render_pass,
+            color_image,
+            framebuffer,
+            read_image,
+            render_pass,
+        )
+
+        vk, dev = self.dev.vk, self.dev
+        w, h = self.sc.framebuffer
+        out: dict[str, npt.NDArray[np.uint16]] = {}
+        with dev.scope():
+            sinfo = vk.VkSamplerCreateInfo(
+                flags=vk.VK_SAMPLER_CREATE_SUBSAMPLED_BIT_EXT, magFilter=vk.VK_FILTER_NEAREST,
+                minFilter=vk.VK_FILTER_NEAREST, mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_NEAREST,
+                addressModeU=vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+                addressModeV=vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+                addressModeW=vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE, minLod=0.0, maxLod=0.0,
+                anisotropyEnable=vk.VK_FALSE, compareEnable=vk.VK_FALSE, unnormalizedCoordinates=vk.VK_FALSE)
+            sampler = vk.vkCreateSampler(dev.device, sinfo, None)
+            dev._own(lambda: vk.vkDestroySampler(dev.device, sampler, None))
+            binding = vk.VkDescriptorSetLayoutBinding(
+                binding=0, descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount=1,
+                stageFlags=vk.VK_SHADER_STAGE_FRAGMENT_BIT, pImmutableSamplers=[sampler])
+            linfo = vk.VkDescriptorSetLayoutCreateInfo(pBindings=[binding])
+            set_layout = vk.vkCreateDescriptorSetLayout(dev.device, linfo, None)
+            dev._own(lambda: vk.vkDestroyDescriptorSetLayout(dev.device, set_layout, None))
+            pool = dev.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, self.ATT)], self.ATT)
+            rp = render_pass(dev, FMT, "load")
+            pipe, layout = _pipeline(dev, "fdm_resample.frag.spv", push_bytes=12, attachments=1, render_pass=rp,
+                                     set_layout=set_layout)
+            sets = []
+            for c in self.colour:
+                dset = dev.allocate_set(pool, set_layout)
+                img = vk.VkDescriptorImageInfo(imageView=c.view,
+                                               imageLayout=vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+                write = vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=0, dstArrayElement=0,
+                                                descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                                pImageInfo=[img])
+                vk.vkUpdateDescriptorSets(dev.device, 1, [write], 0, None)
+                sets.append(dset)
+            targets = {(a, v): color_image(dev, w, h, FMT) for a in range(self.ATT) for v in range(self.layers)}
+            fbs = {k: framebuffer(dev, rp, t) for k, t in targets.items()}
+
+            def record(cb: Handle) -> None:
+                for c in self.colour:
+                    c.barrier(cb, vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                              vk.VK_ACCESS_SHADER_READ_BIT, vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT,
+                              vk.VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
+                for (a, v), t in targets.items():
+                    cmd_begin_render_pass(dev, cb, rp, fbs[(a, v)], t, (0, 0, w, h))
+                    vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
+                    vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, [sets[a]], 0,
+                                               None)
+                    vk.vkCmdSetViewport(cb, 0, 1, [vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h),
+                                                                 minDepth=0.0, maxDepth=1.0)])
+                    vk.vkCmdSetScissor(cb, 0, 1, [_rect2d(vk, (0, 0, w, h))])
+                    data = vk.ffi.new("float[]", [float(w), float(h), float(v)])
+                    vk.vkCmdPushConstants(cb, layout, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 0, 12, data)
+                    vk.vkCmdDraw(cb, 3, 1, 0, 0)
+                    cmd_end_render_pass(dev, cb)
+
+            dev.run(record)
+            for (a, v), t in targets.items():
+                out[replay.image_names(v)[a]] = read_image(dev, t)
+        return out
+
+
+def _render(dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
+            clear_rects: Sequence[Rect4]) -> dict[str, npt.NDArray[np.uint16]]:
+    vk = dev.vk
+    with dev.scope():
+        p = _FdmPass(dev, sc, path, load_op, subsampled, clear_rects)
+        data = np.ascontiguousarray(p.map_bytes())
+        staging = dev.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
+        staging.write(data)
+        # a static map is read by the host at vkCmdBeginRenderPass: it must be in place before the
+        # pass is recorded (§1.6), so the upload is its own, completed, submission
+        dev.run(lambda cb: p.record_upload(cb, staging))
+        dev.run(p.record_pass)
+        return p.read_subsampled() if subsampled else p.read_nonsubsampled()
+
+
+def run_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
+    """Render the scene with the device's FDM (see the module docstring); NotSupported names
+    what the device lacks."""
+    sc, path, readback = parse(scene)
+    caps = probe(ctx)
+    lack = missing(caps, scene)
+    if lack is not None:
+        raise NotSupported(f"{lack} (device {caps.name})")
+    check_granularity(caps, scene)
+    kind = readback_kind(caps, readback)
+    rects = _clear_rects(scene)
+    load_op = scene.get("load_op", "clear")
+    dev = open_fdm_device(ctx)
+    try:
+        images: dict[str, npt.NDArray[np.uint16]] = {}
+        if kind in ("nonsubsampled", "both"):
+            images.update(_render(dev, sc, path, load_op, False, rects))
+        if kind in ("subsampled", "both"):
+            sub = _render(dev, sc, path, load_op, True, rects)
+            images.update(sub if kind == "subsampled" else {f"{k}_resampled": v for k, v in sub.items()})
+    finally:
+        ctx.messages.extend(dev.messages)
+        dev.close()
+    info = {"device": {**caps_json(caps), "profile": match_profile(caps.driver_id, caps.name)},
+            "path": path, "readback": kind}
+    return CaseOutput(images=images, info=info)
+
+
+# ---- pure: the judge --------------------------------------------------------------------------
+_NAME_RE = re.compile(r"(?:Adreno[^0-9]*|FD)(\d{3})\b", re.IGNORECASE)
+
+
+def match_profile(driver_id: int, name: str) -> str | None:
+    """The :mod:`fdm.gpu` profile of a turnip device (``driverID == MESA_TURNIP`` and a name like
+    ``Turnip Adreno (TM) 750`` or ``FD750``), else None."""
+    if driver_id != DRIVER_ID_MESA_TURNIP:
+        return None
+    m = _NAME_RE.search(name)
+    if m is None:
+        return None
+    key = f"a{m.group(1)}"
+    return key if key in fdm.gpu_profiles() else None
+
+
+def device_scenario(scene: Scene, profile: str, path: str) -> dict[str, Any]:
+    """The scenario turnip renders on a ``profile`` GPU for this scene: the scene's scenario with
+    that GPU, the tiling turnip selects (no forced ``tile_size``), upstream bin merging, the two
+    8-byte RGBA16_UINT attachments and no depth; for dynamic rendering the framebuffer is the
+    render area's end (``tu_CmdBeginRendering`` sizes its framebuffer so)."""
+    s = dict(scene["scenario"])
+    s["gpu"] = profile
+    s.pop("tile_size", None)
+    s["bin_merging"] = "upstream"
+    s["attachments"] = [{"cpp": 8}, {"cpp": 8}]
+    s["depth_load_op"] = "none"
+    if path == "dynrend":
+        sc = fdm.parse_scenario(scene["scenario"])
+        ra = _render_area(sc)
+        s["framebuffer"] = list(render_extent(path, sc.framebuffer, ra))
+    return s
+
+
+def _oracle_images(scenario: Mapping[str, Any], scene: Scene, size: Pair) -> tuple[list[npt.NDArray[np.uint16]],
+                                                                                    list[str], str]:
+    """The large-fragment oracle of the model's plan of ``scenario``, padded to ``size`` with the
+    background; ('' or why there is no plan)."""
+    sc = fdm.parse_scenario(scenario)
+    plan = fdm.plan_render_pass(sc)
+    if not isinstance(plan, RenderPassPlan):
+        return [], [], f"the model renders the pass in sysmem ({plan.sysmem_reason})"
+    load_op = scene.get("load_op", "clear")
+    rects = _clear_rects(scene)
+    wants, problems = [], []
+    for v in range(sc.fdm_layers):
+        want, probs = (replay.oracle_view(sc, plan, v, load_op, clear_rects=rects) if rects  # type: ignore[call-arg]
+                       else replay.oracle_view(sc, plan, v, load_op))
+        full = np.empty((size[1], size[0], 4), dtype=np.uint16)
+        full[...] = replay.BG
+        full[:want.shape[0], :want.shape[1]] = want[:size[1], :size[0]]
+        wants.append(full)
+        problems += probs
+    return wants, problems, ""
+
+
+def _texel_table(sc: fdm.Scenario, layer: int) -> npt.NDArray[np.float64]:
+    """``(1/dx)·(1/dy)`` of each texel of a layer (inf where a density is 0: the area is
+    undefined there, §1.3), from the stored bytes or floats exactly as the device reads them."""
+    raw = np.asarray(sc.density.layers[layer if len(sc.density.layers) > 1 else 0], dtype=np.float64)
+    d = raw / 255.0 if sc.density.format == "R8G8_UNORM" else raw
+    with np.errstate(divide="ignore"):
+        return 1.0 / (d[..., 0] * d[..., 1])
+
+
+def _max3(a: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """The maximum over each texel's 3×3 neighbourhood (the filter allowance of §1.3)."""
+    p = np.pad(a, 1, mode="edge")
+    h, w = a.shape
+    return np.max(np.stack([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)]), axis=0)
+
+
+def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.NDArray[Any]], *, load_op: str,
+                        texel: Pair, readback: str, clear_rects: Sequence[Rect4] = (), suffix: str = ""
+                        ) -> list[str]:
+    """What the spec requires of a view's images, independent of any driver's bins
+    (docs/spec/vulkan-fdm-and-cts.md §1.2, §1.3, §1.5):
+
+    * inside the render area, farther than one texel from a zero-density texel (undefined there),
+      a pixel holds the
+      undrawn value (``CLEAR`` or, for ``LOAD_OP_LOAD``, the background) or a fragment
+      ``(2·c, fa)`` with ``fa ≥ 1`` whose block ``[c − fa/2, c + fa/2)`` contains the pixel, and
+      every checked pixel of that block holds the same value (one fragment, one shading);
+    * the area is at most the density product of the texels the block's regions fetch
+      (``T`` = ``texel``, offsets and clamp-to-edge of §1.2), with a 3×3-texel filter window;
+    * a drawn fragment's centre lies in the viewport and the scissor (the sample is the centre);
+      an undrawn pixel does not lie farther than the largest fragment extent inside both;
+    * the geometry image equals the FragCoord image (one sample at the centre: the interpolated
+      position is the centre);
+    * pixels outside the render area keep the background (non-subsampled readback only: a
+      subsampled image is undefined there, §1.8);
+    * ``clear_rects`` (``vkCmdClearAttachments``, clears.adoc:265-273): the cleared colour covers
+      every pixel at least the largest fragment extent inside a rectangle and none farther than
+      that outside one; cleared pixels are exempt from the fragment checks.
+    """
+    w, h = sc.framebuffer
+    fc = np.asarray(images.get(f"view{view}{suffix}"))
+    geo = images.get(f"view{view}_geometry{suffix}")
+    name = f"view{view}{suffix}"
+    if fc.shape != (h, w, 4):
+        return [f"{name}: shape {list(fc.shape)}, want {[h, w, 4]}"]
+    problems: list[str] = []
+    if geo is None or np.asarray(geo).shape != fc.shape:
+        problems.append(f"view{view}_geometry{suffix}: missing or of another shape")
+    ra = _render_area(sc)
+    inside = np.zeros((h, w), dtype=bool)
+    inside[ra[1]:ra[1] + ra[3], ra[0]:ra[0] + ra[2]] = True
+    layer = view if sc.fdm_layers > 1 else 0
+    table = _texel_table(sc, layer)
+    fh_, fw_ = table.shape
+    off = tuple(sc.fdm_offsets[layer]) if sc.fdm_offsets else (0, 0)
+    tx = np.clip((np.arange(w) - off[0]) // texel[0], 0, fw_ - 1)
+    ty = np.clip((np.arange(h) - off[1]) // texel[1], 0, fh_ - 1)
+    # a density of 0 makes the area undefined (§1.3); an implementation may fetch a 3x3 window,
+    # and turnip skips a whole bin whose centre texel is 0: pixels near a 0 texel are not checked
+    zero = ~np.isfinite(_max3(table)[ty[:, None], tx[None, :]])
+    checked = inside & ~zero
+    v = fc.astype(np.int64)
+    undrawn = np.array(replay.CLEAR if load_op == "clear" else replay.BG, dtype=np.int64)
+    is_undrawn = np.all(v == undrawn, axis=2)
+    cleared = np.zeros((h, w), dtype=bool)
+    if clear_rects:
+        cleared = np.all(v == np.array(_clear_rect_colour(), dtype=np.int64), axis=2)
+    drawn = checked & ~is_undrawn & ~cleared
+    x2, y2, fw, fh = v[..., 0], v[..., 1], v[..., 2], v[..., 3]
+    bx2, by2 = x2 - fw, y2 - fh  # twice the block start
+    xs, ys = np.arange(w)[None, :], np.arange(h)[:, None]
+    ok = ((fw >= 1) & (fh >= 1) & (bx2 % 2 == 0) & (by2 % 2 == 0) & (bx2 >= 0) & (by2 >= 0)
+          & (bx2 // 2 <= xs) & (xs < bx2 // 2 + fw) & (by2 // 2 <= ys) & (ys < by2 // 2 + fh))
+    bad = drawn & ~ok
+    if bad.any():
+        yy, xx = np.nonzero(bad)
+        problems.append(f"{name}: {int(bad.sum())} pixel(s) hold neither the undrawn value nor a fragment that "
+                        f"contains them (first x={int(xx[0])}, y={int(yy[0])}: {fc[yy[0], xx[0]].tolist()})")
+    good = drawn & ok
+    max_dim = int(max(fw[good].max(initial=1), fh[good].max(initial=1)))
+    vp, sci = sc.viewports[0], sc.scissors[0]
+    vx0, vx1 = Fraction(vp.x), Fraction(vp.x) + Fraction(vp.w)
+    vy0, vy1 = sorted((Fraction(vp.y), Fraction(vp.y) + Fraction(vp.h)))
+    lo_x, hi_x = max(vx0, Fraction(sci.x)), min(vx1, Fraction(sci.x + sci.w))
+    lo_y, hi_y = max(vy0, Fraction(sci.y)), min(vy1, Fraction(sci.y + sci.h))
+    if good.any():
+        # uniform blocks: the checked pixels of each value's block all hold that value
+        key = (x2 << 40) | (y2 << 20) | (fw << 10) | fh
+        keys, first, counts = np.unique(key[good], return_index=True, return_counts=True)
+        gy, gx = np.nonzero(good)
+        fy, fx = gy[first], gx[first]
+        sat = np.zeros((h + 1, w + 1), dtype=np.int64)
+        sat[1:, 1:] = checked.astype(np.int64).cumsum(0).cumsum(1)
+        bx0, by0 = bx2[fy, fx] // 2, by2[fy, fx] // 2
+        bx1 = np.minimum(bx0 + fw[fy, fx], w)
+        by1 = np.minimum(by0 + fh[fy, fx], h)
+        in_block = sat[by1, bx1] - sat[by0, bx1] - sat[by1, bx0] + sat[by0, bx0]
+        split = counts != in_block
+        if split.any():
+            i = int(np.argmax(split))
+            problems.append(f"{name}: {int(split.sum())} fragment(s) do not cover their whole block (first at "
+                            f"x={int(bx0[i])}, y={int(by0[i])}, size {int(fw[fy[i], fx[i]])}x{int(fh[fy[i], fx[i]])}: "
+                            f"{int(counts[i])} of {int(in_block[i])} pixels)")
+        # the area bound with the 3x3 filter window around the texels the block fetches
+        bound = _max3(table)
+        t0x = np.clip((bx0 - off[0]) // texel[0], 0, fw_ - 1)
+        t1x = np.clip((bx1 - 1 - off[0]) // texel[0], 0, fw_ - 1)
+        t0y = np.clip((by0 - off[1]) // texel[1], 0, fh_ - 1)
+        t1y = np.clip((by1 - 1 - off[1]) // texel[1], 0, fh_ - 1)
+        area = (fw[fy, fx] * fh[fy, fx]).astype(np.float64)
+        over = 0
+        first_over = None
+        for i in range(len(keys)):
+            b = float(bound[t0y[i]:t1y[i] + 1, t0x[i]:t1x[i] + 1].max())
+            if area[i] > b * (1 + 1e-9):
+                over += 1
+                first_over = first_over or (int(bx0[i]), int(by0[i]), int(area[i]), b)
+        if over and first_over is not None:
+            problems.append(f"{name}: {over} fragment(s) larger than the density allows (first at x={first_over[0]}, "
+                            f"y={first_over[1]}: area {first_over[2]} > {first_over[3]:.4g})")
+        # coverage by the centre sample
+        cx2, cy2 = x2[good], y2[good]
+        outside = ((cx2 < 2 * lo_x) | (cx2 >= 2 * hi_x) | (cy2 < 2 * lo_y) | (cy2 >= 2 * hi_y))
+        if outside.any():
+            problems.append(f"{name}: {int(outside.sum())} pixel(s) of fragments whose centre lies outside the "
+                            "viewport or scissor")
+    m = max_dim
+    deep = ((xs >= lo_x + m) & (xs + 1 <= hi_x - m) & (ys >= lo_y + m) & (ys + 1 <= hi_y - m))
+    missed = checked & is_undrawn & deep & ~cleared
+    if missed.any():
+        yy, xx = np.nonzero(missed)
+        problems.append(f"{name}: {int(missed.sum())} pixel(s) deep inside the viewport and scissor were not drawn "
+                        f"(first x={int(xx[0])}, y={int(yy[0])})")
+    for r in clear_rects:
+        must = np.zeros((h, w), dtype=bool)
+        must[max(r[1] + m, 0):max(r[1] + r[3] - m, 0), max(r[0] + m, 0):max(r[0] + r[2] - m, 0)] = True
+        if (must & checked & ~cleared).any():
+            problems.append(f"{name}: pixels well inside clear rect {list(r)} are not cleared")
+    if clear_rects:
+        near = np.zeros((h, w), dtype=bool)
+        for r in clear_rects:
+            near[max(r[1] - m, 0):r[1] + r[3] + m, max(r[0] - m, 0):r[0] + r[2] + m] = True
+        if (cleared & ~near).any():
+            problems.append(f"{name}: pixels farther than a fragment from every clear rect are cleared")
+    if geo is not None and np.asarray(geo).shape == fc.shape:
+        g = np.asarray(geo).astype(np.int64)
+        diff = checked & np.any(g != v, axis=2)
+        if diff.any():
+            yy, xx = np.nonzero(diff)
+            problems.append(f"view{view}_geometry{suffix}: {int(diff.sum())} pixel(s) differ from FragCoord (first "
+                            f"x={int(xx[0])}, y={int(yy[0])}: {g[yy[0], xx[0]].tolist()} vs "
+                            f"{v[yy[0], xx[0]].tolist()})")
+    if readback != "subsampled" and not suffix:
+        outside_ra = ~inside & np.any(v != np.array(replay.BG, dtype=np.int64), axis=2)
+        if outside_ra.any():
+            problems.append(f"{name}: {int(outside_ra.sum())} pixel(s) outside the render area changed")
+    return problems
+
+
+def _exact(wants: Sequence[npt.NDArray[np.uint16]], images: Mapping[str, npt.NDArray[Any]], suffix: str,
+           mask_outside: Rect4 | None) -> tuple[int, list[Mapping[str, Any]]]:
+    """Pixels that differ from the oracle (over every attachment of every view); the first ones."""
+    n, mm = 0, []
+    for v, want in enumerate(wants):
+        for base in replay.image_names(v):
+            got = np.asarray(images.get(base + suffix))
+            if got.shape != want.shape:
+                n += want.shape[0] * want.shape[1]
+                mm += list(first_mismatches(base + suffix, got, want, limit=2))
+                continue
+            g, wnt = got, want
+            if mask_outside is not None:  # subsampled readback: outside the render area is undefined
+                x, y, rw, rh = mask_outside
+                g, wnt = got[y:y + rh, x:x + rw], want[y:y + rh, x:x + rw]
+            n += int(np.count_nonzero(np.any(g.astype(np.int64) != wnt, axis=2)))
+            mm += list(first_mismatches(base + suffix, g, wnt, limit=2))
+    return n, mm
+
+
+def texel_size_for(sc: fdm.Scenario, path: str, device: Mapping[str, Any]) -> Pair:
+    """The spec's texel size on the recorded device (its min/max texel size; (1,1)..(∞) when
+    unknown)."""
+    lo = tuple(device.get("min_texel") or (1, 1))
+    hi = tuple(device.get("max_texel") or (1 << 30, 1 << 30))
+    extent = render_extent(path, sc.framebuffer, _render_area(sc))
+    return spec_texel_size(extent, sc.density.size, (int(lo[0]), int(lo[1])), (int(hi[0]), int(hi[1])))
+
+
+def judge_fdm(scene: Scene, out: CaseOutput) -> Verdict:
+    """The spec bounds everywhere; on turnip with a known profile also exact equality with the
+    large-fragment oracle of the model's plan for that GPU; elsewhere exact agreement with
+    turnip's plan for the scene's GPU is reported as information."""
+    sc, path, _ = parse(scene)
+    device = dict(out.info.get("device") or {})
+    readback = str(out.info.get("readback", "nonsubsampled"))
+    profile = device.get("profile")
+    turnip = device.get("driver_id") == DRIVER_ID_MESA_TURNIP and profile is not None
+    load_op = scene.get("load_op", "clear")
+    rects = _clear_rects(scene)
+    texel = texel_size_for(sc, path, device)
+    suffixes = [""] + (["_resampled"] if readback == "both" else [])
+    problems: list[str] = []
+    for suffix in suffixes:
+        for v in range(sc.fdm_layers):
+            problems += spec_bound_problems(sc, v, out.images, load_op=load_op, texel=texel,
+                                            readback="subsampled" if suffix or readback == "subsampled" else readback,
+                                            clear_rects=rects, suffix=suffix)
+    mismatches: list[Mapping[str, Any]] = []
+    ra = _render_area(sc)
+    if readback == "both":
+        for v in range(sc.fdm_layers):
+            for base in replay.image_names(v):
+                a, b = np.asarray(out.images.get(base)), np.asarray(out.images.get(base + "_resampled"))
+                x, y, rw, rh = ra
+                if a.shape != b.shape or np.any(a[y:y + rh, x:x + rw] != b[y:y + rh, x:x + rw]):
+                    problems.append(f"{base}_resampled: the subsampled image resampled with NEAREST differs from the "
+                                    "non-subsampled one")
+                    mismatches += list(first_mismatches(base + "_resampled", b[y:y + rh, x:x + rw],
+                                                        a[y:y + rh, x:x + rw], limit=2))
+    mask = ra if readback == "subsampled" else None
+    note = ""
+    if turnip:
+        wants, probs, why = _oracle_images(device_scenario(scene, str(profile), path), scene, sc.framebuffer)
+        if why:
+            note = f"; turnip {profile}: {why}, no exact expectation"
+        else:
+            problems += probs
+            n, mm = _exact(wants, out.images, "", mask)
+            if n:
+                problems.append(f"{n} pixel(s) differ from the model's plan for turnip {profile}")
+                mismatches += mm
+            else:
+                note = f"; equal to the model's plan for turnip {profile}"
+    else:
+        who = f"driver {device.get('driver_id')} ({device.get('name', '?')})"
+        try:
+            wants, _, why = _oracle_images(scene["scenario"], scene, sc.framebuffer)
+            n, _ = _exact(wants, out.images, "", mask) if not why else (-1, [])
+            info = why or (f"{n} pixel(s) differ from turnip's plan for {sc.gpu.name}" if n
+                           else f"equal to turnip's plan for {sc.gpu.name}")
+        except (NotModelled, ScenarioError) as e:
+            info = f"no turnip plan ({e})"
+        note = f"; {who} is not a modelled turnip GPU: the spec bounds decide; information: {info}"
+    if problems:
+        return Verdict(status="Fail", message="; ".join(problems) + note, mismatches=tuple(mismatches[:8]))
+    views = sc.fdm_layers
+    return Verdict(status="Pass", message=f"{views} view(s) within the spec bounds ({readback} readback, texel "
+                                          f"{texel[0]}x{texel[1]}){note}")
+
+
+# ---- the cases --------------------------------------------------------------------------------
+#: the GPU of the scenes and their replay twins (HW bin scaling: the replay carries o')
+GPU = "a750"
+TILE = (96, 32)
+
+
+def _bytes_density(nx: int, ny: int | None = None) -> float | list[float]:
+    """The scenario density whose stored R8G8 bytes are ``floor(255/n)`` per axis."""
+    if ny is None or ny == nx:
+        return density_value(nx)
+    return [density_value(nx), density_value(ny)]
+
+
+def _constant_map(nx: int, ny: int, size: Pair, views: int = 1) -> dict[str, Any]:
+    return {"format": "R8G8_UNORM",
+            "views": [{"generator": "constant", "size": list(size), "density": _bytes_density(nx, ny)}] * views}
+
+
+def _radial(size: Pair, center: Sequence[float], radii: Sequence[float], areas: Sequence[int | None]
+            ) -> dict[str, Any]:
+    """A radial layer with rings of ``floor(255/n)`` bytes (None: density 0)."""
+    return {"generator": "radial", "size": list(size), "center": list(center), "radii": list(radii),
+            "densities": [0.0 if n is None else density_value(n) for n in areas]}
+
+
+def _sc(fb: Pair, density: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    s: dict[str, Any] = {"gpu": GPU, "framebuffer": list(fb), "tile_size": list(TILE), "bin_merging": "off",
+                         "density": density}
+    s.update(fields)
+    return s
+
+
+@attrs.frozen(kw_only=True)
+class _Spec:
+    group: str
+    variant: str
+    description: str
+    scene: dict[str, Any]  # the replay scene
+    paths: tuple[str, ...] = ("rp2",)
+    readback: str = "auto"
+
+
+def twin_name(group: str, variant: str) -> str:
+    """The replay case that runs an fdm scene with turnip's per-bin scheme."""
+    return f"replay.twin.{group}.{variant}.{GPU}"
+
+
+def _specs() -> list[_Spec]:
+    both = ("rp2", "dynrend")
+    specs: list[_Spec] = []
+    fb, size = (288, 128), (9, 4)
+    for nx, ny in ((1, 1), (1, 2), (2, 1), (2, 2), (4, 4)):
+        specs.append(_Spec(group="uniform_area", variant=f"{nx}x{ny}", paths=both,
+                           description=f"B1: a constant map of bytes floor(255/n) for area {nx}x{ny} on every bin",
+                           scene=replay.replay_scene(_sc(fb, _constant_map(nx, ny, size)))))
+    fov = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (176, 120), (48, 96), (1, 2, 4))]}
+    specs.append(_Spec(group="foveated", variant="radial", paths=both,
+                       description="B5: a radial map (bytes 255/127/63 in rings) across many bins",
+                       scene=replay.replay_scene(_sc((384, 256), fov))))
+    inv = {"format": "R8G8_UNORM", "views": [_radial((9, 4), (64, 32), (60, 100), (1, 2, None))]}
+    specs.append(_Spec(group="invisible", variant="density0",
+                       description="B6: density 0 far from the centre (undefined by the spec; turnip skips the bins, "
+                                   "the pixels keep the background)",
+                       scene=replay.replay_scene(_sc(fb, inv))))
+    mv = {"format": "R8G8_UNORM", "views": [{"generator": "constant", "size": [9, 4], "density": density_value(1)},
+                                            {"generator": "constant", "size": [9, 4], "density": density_value(2)}]}
+    specs.append(_Spec(group="multiview", variant="per_view_density", paths=both,
+                       description="B7: 2 views, a 2-layer map: view 0 at 1x1, view 1 at 2x2",
+                       scene=replay.replay_scene(_sc(fb, mv, views=2))))
+    specs.append(_Spec(group="scissor", variant="unaligned",
+                       description="B14: a scissor not aligned to the 4x4 fragments (edges where turnip's outward "
+                                   "rounding and the centre sample agree)",
+                       scene=replay.replay_scene(_sc(fb, _constant_map(4, 4, size),
+                                                     scissors=[[13, 6, fb[0] - 13 - 21, 97]]))))
+    specs.append(_Spec(group="viewport", variant="unaligned",
+                       description="B14: a viewport with edges between fragment centres over the radial map",
+                       scene=replay.replay_scene(_sc((384, 256), fov, viewports=[[37.25, 21.75, 290.5, 201.5]]))))
+    specs.append(_Spec(group="render_area", variant="partial",
+                       description="a render area smaller than the framebuffer: outside keeps the background",
+                       scene=replay.replay_scene(_sc(fb, _constant_map(2, 2, size), render_areas=[[40, 20, 200, 84]],
+                                                     scissors=[[40, 20, 200, 84]]))))
+    specs.append(_Spec(group="load_op", variant="load",
+                       description="LOAD_OP_LOAD of the background, area 2x2",
+                       scene=replay.replay_scene(_sc(fb, _constant_map(2, 2, size)), load_op="load")))
+    specs.append(_Spec(group="subsampled", variant="nearest_equivalence", readback="both",
+                       description="B17: the radial scene into a subsampled and a non-subsampled target; the "
+                                   "subsampled one resampled with NEAREST must equal the other",
+                       scene=replay.replay_scene(_sc((384, 256), fov))))
+    if hasattr(replay, "clear_rects"):
+        specs.append(_Spec(group="clear_attachments", variant="unaligned",
+                           description="B13: vkCmdClearAttachments of rectangles not aligned to the 4x4 fragments "
+                                       "(edges where turnip's outward rounding and the centre sample agree)",
+                           scene=replay.replay_scene(_sc(fb, _constant_map(4, 4, size)),
+                                                     clear_rects=[[13, 6, 34, 41], [150, 66, 61, 45]])))  # type: ignore[call-arg]
+    off_map = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (150, 70), (40, 80), (1, 2, 4))]}
+    specs.append(_Spec(group="offset", variant="both_axes", paths=both,
+                       description="C1: FDM offset (8, -16): bins shifted, the extra row and column",
+                       scene=replay.replay_scene(_sc((288, 192), off_map, fdm_offset_create_flag=True,
+                                                     fdm_offsets=[[8, -16]]))))
+    for k in range(TILE[0] // 8 + 3):
+        specs.append(_Spec(group="offset", variant=f"sweep_k{k:02d}",
+                           description=f"C2: offset k*g = ({8 * k}, {-8 * k}) of the wrap-around sweep "
+                                       f"(k = 0..{TILE[0] // 8 + 2}: b_o wraps once a tile is crossed)",
+                           scene=replay.replay_scene(_sc((288, 192), off_map, fdm_offset_create_flag=True,
+                                                         fdm_offsets=[[8 * k, -8 * k]]))))
+    pv = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (100, 64), (40, 80), (1, 2, 4)),
+                                            _radial((12, 8), (190, 64), (40, 80), (1, 2, 4))]}
+    specs.append(_Spec(group="offset", variant="per_view", paths=both,
+                       description="C4: 2 views with offsets (+8, +8) and (-8, -8): per-view bins and b_o",
+                       scene=replay.replay_scene(_sc((288, 192), pv, views=2, fdm_offset_create_flag=True,
+                                                     fdm_offsets=[[8, 8], [-8, -8]]))))
+    return specs
+
+
+def fdm_cases() -> list[Case]:
+    """``fdm.<group>.<variant>.<path>``: each a scene of :func:`replay_twins` with its render path."""
+    cases = []
+    for s in _specs():
+        for path in s.paths:
+            how = "render pass 2" if path == "rp2" else "dynamic rendering"
+            cases.append(Case(name=f"fdm.{s.group}.{s.variant}.{path}", backend="fdm",
+                              description=f"{s.description} ({how}; replay twin {twin_name(s.group, s.variant)})",
+                              scene=fdm_scene(s.scene, path, s.readback), run=run_fdm, judge=judge_fdm))
+    return cases
+
+
+def replay_twins() -> list[Case]:
+    """The replay cases of the fdm scenes (the same replay scene, run by turnip's per-bin scheme
+    on any device: CI exercises the scenes, the oracle and the comparison on lavapipe)."""
+    return [Case(name=twin_name(s.group, s.variant), backend="replay",
+                 description=f"{s.description} (the replay twin of fdm.{s.group}.{s.variant})",
+                 scene=s.scene, run=replay.run_replay, judge=replay.judge_replay) for s in _specs()]
+
