@@ -19,7 +19,7 @@ from fdm.options import choice
 from vk_tests.harness import Handle, Vulkan
 
 from .formats import Format, Texels, tables
-from .plan import ALGORITHMS, SPD_MAX_SIZE, Algorithm, Dispatch, spd_plan, tiled_plan
+from .plan import ALGORITHMS, SPD_MAX_SIZE, Algorithm, Dispatch, spd_plan, split_groups, tiled_plan
 from .reference import level_sizes
 
 __all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "split_groups"]
@@ -27,18 +27,13 @@ __all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "s
 #: a pipeline of the runner: the tiled plan's two kernels and the single-pass downsampler
 PipelineKernel = Literal["fast", "general", "spd"]
 MAX_BINDING_LEVELS = 16
-MAX_GROUPS_X = 32768
+PUSH_BYTES = 24  # common.glsl's Push: inputLevel, levelCount, tailLevels, handoff, width, height
+NO_HANDOFF = MAX_BINDING_LEVELS  # pc.handoff when no level is shared between workgroups
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
 
 
 def load_spv(name: str) -> bytes:
     return resources.files("mipmap").joinpath("spv").joinpath(name).read_bytes()
-
-
-def split_groups(n: int) -> tuple[int, int]:
-    """A 2D grid of at least n workgroups (the shaders flatten it: y * width + x)."""
-    x = min(n, MAX_GROUPS_X)
-    return x, -(-n // x)
 
 
 class MipImage:
@@ -59,7 +54,18 @@ class MipImage:
         table = tables(max(width, height))
         self.tables = ctx.buffer(table.nbytes, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
         self.tables.write(table)
+        # device-local (one atomic per workgroup); zeroed once here, then the last workgroup
+        # of each hand-off resets it (common.glsl, arriveLast)
         self.counter = ctx.buffer(4, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+        counter = self.counter
+
+        def zero(cb: Handle) -> None:
+            vk.vkCmdFillBuffer(cb, counter.handle, 0, 4, 0)
+            ctx.memory_barrier(cb, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                               vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT,
+                               vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+
+        ctx.run(zero)
         self.set = ctx.allocate_set(runner.desc_pool, runner.set_layout)
         infos = [vk.VkDescriptorImageInfo(imageView=self.image.views[min(i, self.levels - 1)],
                                           imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL) for i in range(MAX_BINDING_LEVELS)]
@@ -72,6 +78,9 @@ class MipImage:
                                     pBufferInfo=[tinfo]),
             vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=2, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                     pBufferInfo=[cinfo]),
+            # binding 3: the same views, declared coherent (levels handed between workgroups)
+            vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=3, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
+                                    pImageInfo=infos),
         ]
         vk.vkUpdateDescriptorSets(ctx.device, len(writes), writes, 0, None)
 
@@ -97,9 +106,10 @@ class MipmapRunner:
         self.set_layout = ctx.descriptor_set_layout([
             (0, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS),
             (1, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
-            (2, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)])
-        self.layout = ctx.pipeline_layout(self.set_layout, 8)
-        self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS * 8),
+            (2, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
+            (3, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS)])
+        self.layout = ctx.pipeline_layout(self.set_layout, PUSH_BYTES)
+        self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2 * MAX_BINDING_LEVELS * 8),
                                               (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16)], 8)
         # created now, outside any ctx.scope(), so that they live as long as the runner
         kernels: tuple[PipelineKernel, ...] = ("fast", "general", "spd")
@@ -216,10 +226,10 @@ class MipmapRunner:
         return out
 
     # ---- recording --------------------------------------------------------------------
-    def _push(self, cb: Handle, level: int, count: int) -> None:
+    def _push(self, cb: Handle, img: MipImage, level: int, count: int, tail: int, handoff: int) -> None:
         vk = self.vk
-        data = vk.ffi.new("uint32_t[2]", [level, count])
-        vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, 8, data)
+        data = vk.ffi.new("uint32_t[6]", [level, count, tail, handoff, img.width, img.height])
+        vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, PUSH_BYTES, data)
 
     def _bind(self, cb: Handle, kernel: PipelineKernel, img: MipImage) -> None:
         vk = self.vk
@@ -243,8 +253,9 @@ class MipmapRunner:
             if d.kernel != current:
                 self._bind(cb, d.kernel, img)
                 current = d.kernel
-            self._push(cb, d.input_level, d.levels)
-            gx, gy = split_groups(d.workgroups)
+            handoff = d.input_level + d.levels if d.tail_levels else NO_HANDOFF
+            self._push(cb, img, d.input_level, d.levels, d.tail_levels, handoff)
+            gx, gy = d.grid
             vk.vkCmdDispatch(cb, gx, gy, 1)
             if after_dispatch is not None:
                 after_dispatch(cb, k)
@@ -254,12 +265,9 @@ class MipmapRunner:
         plan = spd_plan(img.width, img.height)
         if plan.mips == 0:
             return
-        vk.vkCmdFillBuffer(cb, img.counter.handle, 0, 4, 0)
-        self.ctx.memory_barrier(cb, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                                vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_SHADER_WRITE_BIT,
-                                vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
         self._bind(cb, "spd", img)
-        self._push(cb, 0, plan.mips)
+        handoff = plan.main_levels if plan.tail_levels else NO_HANDOFF
+        self._push(cb, img, 0, plan.main_levels, plan.tail_levels, handoff)
         vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
 
     def record_blit(self, cb: Handle, img: MipImage) -> None:

@@ -25,6 +25,13 @@ texel; M = 2 gives each workgroup an 8x8 tile of L+2, for which it computes the 
 of L; the overlap is computed, and stored, twice with the same value), keeps them in
 shared memory and, after a barrier, reduces them with 64 invocations.
 
+Tail (last-workgroup continuation, ``Dispatch.tail_levels``): after its main pass every
+workgroup makes its stores visible and adds 1 to a counter; the one that reads
+``workgroups - 1`` (in the model: the last of the grid, workgroups arriving in index
+order) makes the remaining levels one at a time, invocation ``local`` computing outputs
+``local, local + local_size, ...`` of each level in row-major order with the general
+filter.
+
 Every 2x2 reduction is ``((TL + BL) * 0.5 + (TR + BR) * 0.5) * 0.5``: the vertical pass
 first, as in the reference. Reads are clamped to the level's bounds and a partner past the
 right or bottom edge is replaced by its left or upper neighbour (this only happens in the
@@ -303,12 +310,31 @@ def general_pass(m: Machine, d: Dispatch) -> None:
     m.store(L + 2, xs, ys, v, gid, act)
 
 
+def tail_pass(m: Machine, d: Dispatch) -> None:
+    """Levels after the main pass of ``d``, made by the grid's last workgroup (shaders: tailChain)."""
+    gx, gy = d.grid
+    local = np.arange(d.local_size)
+    gid = (gx * gy - 1) * d.local_size + local
+    for k in range(d.input_level + d.levels, d.input_level + d.total_levels):
+        w0, h0 = m.size(k)
+        w1, h1 = m.size(k + 1)
+        wx, wy = axis_weights(w0, np.float32), axis_weights(h0, np.float32)
+        for r in range(-(-w1 * h1 // d.local_size)):
+            idx = local + r * d.local_size
+            act = idx < w1 * h1
+            x, y = np.where(act, idx % w1, 0), np.where(act, idx // w1, 0)
+            v = m.roundtrip(_taps(m, k, x, y, gid, act, wx, wy))
+            m.store(k + 1, x, y, v, gid, act)
+
+
 def run_dispatch(m: Machine, d: Dispatch, device: Device) -> None:
     if d.kernel == "fast":
         lanes, pre = fast_lanes(d)
         tile_pass(m, lanes, d.input_level, d.levels, pre, device)
     else:
         general_pass(m, d)
+    if d.tail_levels:
+        tail_pass(m, d)
 
 
 def empty_chain(level0_values: F32Array) -> list[F32Array]:

@@ -1,7 +1,13 @@
 // Shared declarations of the mipmap compute shaders (see mipmap/formats.py for the rules).
 // Build-time macros: one of FMT_R32F, FMT_RGBA16F, FMT_RGBA8, FMT_SRGBA8; USE_SHUFFLE 0/1;
-// COHERENT (empty or coherent); CLAMP_EDGES 1 where a kernel may address past a level's
-// edge (reads clamp, writes are dropped), 0 where its sizes divide exactly. Specialisation constant 0: the device's subgroup size.
+// CLAMP_EDGES 1 where a kernel may address past a level's edge (reads clamp, writes are
+// dropped), 0 where its sizes divide exactly; LOCAL_SIZE, the workgroup size.
+// Specialisation constant 0: the device's subgroup size.
+//
+// Hand-off (last-workgroup continuation): levels >= pc.handoff are read and written only
+// through the `coherent` binding 3 (the same views), because the last workgroup reads what
+// the others wrote; every other level goes through the plain binding 0, so that loads keep
+// the L1 cache (a `coherent` load bypasses it). pc.handoff = MAX_LEVELS: no hand-off.
 #extension GL_KHR_shader_subgroup_basic : require
 #if USE_SHUFFLE
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -15,16 +21,26 @@
 
 #if defined(FMT_RGBA8) || defined(FMT_SRGBA8)
 #define QUANT8 1
-layout(set = 0, binding = 0, rgba8ui) uniform COHERENT uimage2D levels[MAX_LEVELS];
+layout(set = 0, binding = 0, rgba8ui) uniform uimage2D levels[MAX_LEVELS];
+layout(set = 0, binding = 3, rgba8ui) uniform coherent uimage2D shared_levels[MAX_LEVELS];
 #elif defined(FMT_RGBA16F)
-layout(set = 0, binding = 0, rgba16f) uniform COHERENT image2D levels[MAX_LEVELS];
+layout(set = 0, binding = 0, rgba16f) uniform image2D levels[MAX_LEVELS];
+layout(set = 0, binding = 3, rgba16f) uniform coherent image2D shared_levels[MAX_LEVELS];
 #else
-layout(set = 0, binding = 0, r32f) uniform COHERENT image2D levels[MAX_LEVELS];
+layout(set = 0, binding = 0, r32f) uniform image2D levels[MAX_LEVELS];
+layout(set = 0, binding = 3, r32f) uniform coherent image2D shared_levels[MAX_LEVELS];
 #endif
 
 layout(set = 0, binding = 1, std430) readonly buffer Tables { float tab[]; };
+// the hand-off counter: every workgroup adds 1; the last one resets it to 0
+layout(set = 0, binding = 2, std430) coherent buffer Counter { uint arrived; };
 
-layout(push_constant) uniform Push { uint inputLevel; uint levelCount; } pc;
+// inputLevel, levelCount: the levels of the main pass; tailLevels: levels the last
+// workgroup makes after it (from level inputLevel + levelCount); handoff: see above;
+// width, height: level 0's size (level k is max(1, size >> k): no image-size queries)
+layout(push_constant) uniform Push {
+    uint inputLevel; uint levelCount; uint tailLevels; uint handoff; uint width; uint height;
+} pc;
 
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
 
@@ -33,58 +49,77 @@ layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
 #define FOR_LEVELS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15)
 
 ivec2 levelSize(uint level) {
-    switch (level) {
-#define SIZE_CASE(k) case k: return imageSize(levels[k]);
-        FOR_LEVELS(SIZE_CASE)
-    }
-    return ivec2(1);
+    return max(ivec2(1), ivec2(int(pc.width), int(pc.height)) >> int(level));
 }
 
-#if defined(FMT_RGBA8) || defined(FMT_SRGBA8)
-uvec4 rawLoad(uint level, ivec2 p) {
-    switch (level) {
-#define LOAD_CASE(k) case k: return imageLoad(levels[k], p);
-        FOR_LEVELS(LOAD_CASE)
-    }
-    return uvec4(0);
-}
-void rawStore(uint level, ivec2 p, uvec4 v) {
-    switch (level) {
-#define STORE_CASE(k) case k: imageStore(levels[k], p, v); return;
-        FOR_LEVELS(STORE_CASE)
-    }
-}
+#if QUANT8
+#define RAW uvec4
 #else
-vec4 rawLoad(uint level, ivec2 p) {
-    switch (level) {
-#define LOAD_CASE(k) case k: return imageLoad(levels[k], p);
-        FOR_LEVELS(LOAD_CASE)
-    }
-    return vec4(0.0);
-}
-void rawStore(uint level, ivec2 p, vec4 v) {
-    switch (level) {
-#define STORE_CASE(k) case k: imageStore(levels[k], p, v); return;
-        FOR_LEVELS(STORE_CASE)
-    }
-}
+#define RAW vec4
 #endif
+RAW rawLoad(uint level, ivec2 p) {
+    if (level >= pc.handoff) {
+        switch (level) {
+#define CLOAD_CASE(k) case k: return imageLoad(shared_levels[k], p);
+            FOR_LEVELS(CLOAD_CASE)
+        }
+    } else {
+        switch (level) {
+#define LOAD_CASE(k) case k: return imageLoad(levels[k], p);
+            FOR_LEVELS(LOAD_CASE)
+        }
+    }
+    return RAW(0);
+}
+void rawStore(uint level, ivec2 p, RAW v) {
+    if (level >= pc.handoff) {
+        switch (level) {
+#define CSTORE_CASE(k) case k: imageStore(shared_levels[k], p, v); return;
+            FOR_LEVELS(CSTORE_CASE)
+        }
+    } else {
+        switch (level) {
+#define STORE_CASE(k) case k: imageStore(levels[k], p, v); return;
+            FOR_LEVELS(STORE_CASE)
+        }
+    }
+}
+
+#ifdef FMT_SRGBA8
+// The sRGB tables in shared memory (a storage-buffer look-up per channel made the sRGB
+// kernels bound by load instructions): decode values and the 255 encode thresholds.
+shared float srgbLut[256];
+shared float srgbThresh[256];
+#endif
+
+// Every kernel calls this first, in uniform control flow.
+void loadTables() {
+#ifdef FMT_SRGBA8
+    for (uint i = gl_LocalInvocationIndex; i < 256u; i += LOCAL_SIZE) {
+        srgbLut[i] = tab[TAB_SRGB + i];
+        srgbThresh[i] = tab[TAB_THRESH + i];
+    }
+    barrier();
+#endif
+}
 
 #if QUANT8
 uint encodeUnorm(float v) {
     precise float t = clamp(v, 0.0, 1.0) * 255.0 + 0.5;
     return uint(t);
 }
+#ifdef FMT_SRGBA8
 uint encodeSrgb(float v) {
     // A first guess from the sRGB curve (pow is not exact), then moved to the exact answer:
     // the number of thresholds t with t <= v (the thresholds increase).
     float c = clamp(v, 0.0, 1.0);
     float s = c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
     uint k = uint(clamp(s * 255.0 + 0.5, 0.0, 255.0));
-    while (k < 255u && tab[TAB_THRESH + k] <= v) k++;
-    while (k > 0u && tab[TAB_THRESH + k - 1u] > v) k--;
+    while (k < 255u && srgbThresh[k] <= v) k++;
+    while (k > 0u && srgbThresh[k - 1u] > v) k--;
     return k;
 }
+#endif
 uvec4 encode(vec4 v) {
 #ifdef FMT_SRGBA8
     return uvec4(encodeSrgb(v.x), encodeSrgb(v.y), encodeSrgb(v.z), encodeUnorm(v.w));
@@ -94,11 +129,18 @@ uvec4 encode(vec4 v) {
 }
 // 1/255 rounded to float32 (0x3b808081): decode is one rounded product, as in formats.py
 #define UNORM_SCALE uintBitsToFloat(0x3b808081u)
+// float(k) for k < 2^23 without an int-to-float conversion (a quarter-rate instruction on
+// NVIDIA): 2^23 + k is the float with mantissa k, and subtracting 2^23 is exact.
+vec4 codeToFloat(uvec4 k) {
+    precise vec4 f = uintBitsToFloat(k | 0x4b000000u) - 8388608.0;
+    return f;
+}
 vec4 decode(uvec4 k) {
-    precise vec4 u = vec4(k) * UNORM_SCALE;
 #ifdef FMT_SRGBA8
-    return vec4(tab[TAB_SRGB + k.x], tab[TAB_SRGB + k.y], tab[TAB_SRGB + k.z], u.w);
+    precise float a = codeToFloat(k).w * UNORM_SCALE;
+    return vec4(srgbLut[k.x], srgbLut[k.y], srgbLut[k.z], a);
 #else
+    precise vec4 u = codeToFloat(k) * UNORM_SCALE;
     return u;
 #endif
 }
@@ -183,3 +225,60 @@ vec4 taps(vec4 v0, vec4 v1, vec4 v2, uint k, int j, int d) {
 }
 
 uint flatWorkgroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
+
+// The exact box filter at output p of level L+1, from level L (vertical pass first).
+vec4 filterAt(uint L, ivec2 p) {
+    ivec2 d = levelSize(L);
+    uint kx = kernelSize(d.x), ky = kernelSize(d.y);
+    ivec2 s = ivec2(kx > 1u ? 2 * p.x : p.x, ky > 1u ? 2 * p.y : p.y);
+    vec4 col[3];
+    for (uint c = 0u; c < 3u; ++c) {
+        if (c < kx) {
+            ivec2 q = s + ivec2(c, 0);
+            vec4 v0 = loadTexel(L, q);
+            vec4 v1 = ky > 1u ? loadTexel(L, q + ivec2(0, 1)) : v0;
+            vec4 v2 = ky > 2u ? loadTexel(L, q + ivec2(0, 2)) : v0;
+            col[c] = taps(v0, v1, v2, ky, p.y, d.y);
+        } else {
+            col[c] = col[0];
+        }
+    }
+    return taps(col[0], col[1], col[2], kx, p.x, d.x);
+}
+
+shared uint lastGroup;
+
+// Called by every invocation of every workgroup, in uniform control flow, after the
+// workgroup's last store of level pc.handoff: true in the workgroup that arrives last.
+// Release: the stores (through the coherent binding) are made visible before the atomic;
+// acquire: the last workgroup makes the others' stores visible before it reads.
+bool arriveLast() {
+    memoryBarrierImage();
+    barrier();
+    if (gl_LocalInvocationIndex == 0u) {
+        uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+        bool last = atomicAdd(arrived, 1u) == groups - 1u;
+        if (last) atomicExchange(arrived, 0u);  // ready for the next dispatch
+        lastGroup = last ? 1u : 0u;
+    }
+    barrier();
+    bool last = lastGroup != 0u;
+    if (last) memoryBarrierImage();
+    return last;
+}
+
+// The last workgroup's continuation of the tiled kernels: levels L+1 .. L+count, one level
+// at a time (the exact box filter), every invocation making outputs local, local + LOCAL_SIZE, ...
+// (model: mipmap/tiled_model.py, tail_pass).
+void tailChain(uint L, uint count) {
+    for (uint k = L; k < L + count; ++k) {
+        ivec2 s = levelSize(k + 1u);
+        uint n = uint(s.x * s.y);
+        for (uint idx = gl_LocalInvocationIndex; idx < n; idx += LOCAL_SIZE) {
+            ivec2 p = ivec2(idx % uint(s.x), idx / uint(s.x));
+            storeTexel(k + 1u, p, roundtrip(filterAt(k, p)));
+        }
+        memoryBarrierImage();
+        barrier();
+    }
+}

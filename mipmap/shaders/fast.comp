@@ -1,13 +1,15 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Fast tiled kernel: M = pc.levelCount levels from 2^M x 2^M tiles of level pc.inputLevel.
+// Fast tiled kernel: M = pc.levelCount levels from 2^M x 2^M tiles of level pc.inputLevel;
+// then, if pc.tailLevels > 0, the last workgroup makes the remaining levels.
+#define LOCAL_SIZE 256u
 layout(local_size_x = 256) in;
-#define COHERENT
 #define CLAMP_EDGES 0
 #include "common.glsl"
 #include "tile.glsl"
 
 void main() {
+    loadTables();
     uint L = pc.inputLevel;
     uint M = pc.levelCount;
     uint pre = M == 6u ? 2u : 1u;
@@ -20,4 +22,5 @@ void main() {
     uint tilesY = uint(size.y) >> M;
     ivec2 origin = ivec2(team % tilesX, team / tilesX) << M;
     tilePass(L, M, pre, i, origin, team / tilesX < tilesY, gl_LocalInvocationIndex);
+    if (pc.tailLevels > 0u && arriveLast()) tailChain(L + M, pc.tailLevels);
 }

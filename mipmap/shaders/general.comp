@@ -1,9 +1,10 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// General kernel (any size): 1 or 2 levels of the exact box filter
-// (model: mipmap/tiled_model.py, general_pass).
+// General kernel (any size): 1 or 2 levels of the exact box filter; then, if
+// pc.tailLevels > 0, the last workgroup makes the remaining levels
+// (model: mipmap/tiled_model.py, general_pass and tail_pass).
+#define LOCAL_SIZE 128u
 layout(local_size_x = 128) in;
-#define COHERENT
 #define CLAMP_EDGES 0
 #include "common.glsl"
 
@@ -11,48 +12,30 @@ layout(local_size_x = 128) in;
 #define SHARED_EDGE 17
 shared vec4 tileL1[SHARED_EDGE * SHARED_EDGE];
 
-vec4 filterAt(uint L, ivec2 p) {
-    ivec2 d = levelSize(L);
-    uint kx = kernelSize(d.x), ky = kernelSize(d.y);
-    ivec2 s = ivec2(kx > 1u ? 2 * p.x : p.x, ky > 1u ? 2 * p.y : p.y);
-    vec4 col[3];
-    for (uint c = 0u; c < 3u; ++c) {
-        if (c < kx) {
-            ivec2 q = s + ivec2(c, 0);
-            vec4 v0 = loadTexel(L, q);
-            vec4 v1 = ky > 1u ? loadTexel(L, q + ivec2(0, 1)) : v0;
-            vec4 v2 = ky > 2u ? loadTexel(L, q + ivec2(0, 2)) : v0;
-            col[c] = taps(v0, v1, v2, ky, p.y, d.y);
-        } else {
-            col[c] = col[0];
-        }
-    }
-    return taps(col[0], col[1], col[2], kx, p.x, d.x);
-}
-
 vec4 sharedAt(int x, int y) { return tileL1[min(y, SHARED_EDGE - 1) * SHARED_EDGE + min(x, SHARED_EDGE - 1)]; }
 
-void main() {
-    uint L = pc.inputLevel;
-    uint local = gl_LocalInvocationIndex;
-    uint wg = flatWorkgroup();
+// one level: one invocation per output texel
+void onePass(uint L, uint wg, uint local) {
     ivec2 s1 = levelSize(L + 1u);
-    if (pc.levelCount == 1u) {
-        uint gid = wg * 128u + local;
-        if (gid >= uint(s1.x * s1.y)) return;
+    uint gid = wg * 128u + local;
+    if (gid < uint(s1.x * s1.y)) {
         ivec2 p = ivec2(gid % uint(s1.x), gid / uint(s1.x));
         storeTexel(L + 1u, p, roundtrip(filterAt(L, p)));
-        return;
     }
+}
+
+// two levels: the 8x8 tile of L+2 from the (up to) 17x17 tile of L+1 under it
+void twoPass(uint L, uint wg, uint local) {
+    ivec2 s1 = levelSize(L + 1u);
     ivec2 s2 = levelSize(L + 2u);
     uint gx = (uint(s2.x) + TILE - 1u) / TILE;
     uint gy = (uint(s2.y) + TILE - 1u) / TILE;
-    if (wg >= gx * gy) return;  // padding workgroup of a 2D grid: the whole group leaves
+    bool inGrid = wg < gx * gy;  // padding workgroups of a 2D grid do nothing (but still arrive)
     ivec2 o2 = ivec2(wg % gx, wg / gx) * TILE;
     ivec2 o1 = 2 * o2;
     uint kx1 = kernelSize(s1.x), ky1 = kernelSize(s1.y);
     int rx = 2 * (TILE - 1) + int(kx1), ry = 2 * (TILE - 1) + int(ky1);
-    for (uint idx = local; idx < SHARED_EDGE * SHARED_EDGE; idx += 128u) {
+    for (uint idx = local; inGrid && idx < SHARED_EDGE * SHARED_EDGE; idx += 128u) {
         int ix = int(idx % SHARED_EDGE), iy = int(idx / SHARED_EDGE);
         ivec2 p = o1 + ivec2(ix, iy);
         if (ix < rx && iy < ry && p.x < s1.x && p.y < s1.y) {
@@ -62,7 +45,7 @@ void main() {
         }
     }
     barrier();
-    if (local < TILE * TILE) {
+    if (inGrid && local < TILE * TILE) {
         int ox = int(local % TILE), oy = int(local / TILE);
         ivec2 p2 = o2 + ivec2(ox, oy);
         if (p2.x < s2.x && p2.y < s2.y) {
@@ -81,4 +64,13 @@ void main() {
             storeTexel(L + 2u, p2, roundtrip(taps(col[0], col[1], col[2], kx1, p2.x, s1.x)));
         }
     }
+}
+
+void main() {
+    loadTables();
+    uint L = pc.inputLevel;
+    uint wg = flatWorkgroup();
+    if (pc.levelCount == 1u) onePass(L, wg, gl_LocalInvocationIndex);
+    else twoPass(L, wg, gl_LocalInvocationIndex);
+    if (pc.tailLevels > 0u && arriveLast()) tailChain(L + pc.levelCount, pc.tailLevels);
 }

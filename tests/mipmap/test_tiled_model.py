@@ -48,6 +48,11 @@ def test_invocations_cover_every_output_texel(w, h, device):
     _, tr = tiled_chain(random_level0(w, h, fmt), fmt, device, trace=True)
     for d in tiled_plan(w, h):
         first, last = d.input_level + 1, d.input_level + d.levels
+        gx, gy = d.grid
+        for level in range(last + 1, last + d.tail_levels + 1):
+            # the continuation: every texel once, all by the grid's last workgroup
+            assert tr.writes[level].min() == 1 and tr.writes[level].max() == 1
+            assert set(np.unique(tr.writer[level] // d.local_size)) == {gx * gy - 1}
         for level in range(first, last + 1):
             writes, writer = tr.writes[level], tr.writer[level]
             assert writes.min() >= 1
