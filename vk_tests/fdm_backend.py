@@ -67,7 +67,7 @@ from .harness import Handle, Vulkan
 __all__ = ["AREA_BYTES", "DRIVER_ID_MESA_TURNIP", "PATHS", "DeviceCaps", "density_byte", "density_value",
            "device_scenario", "end_rendering2_structs", "fdm_cases", "fdm_scene", "feature_chain", "judge_fdm",
            "match_profile", "min_map_extent", "missing", "open_fdm_device", "probe", "render_extent",
-           "replay_twins", "run_fdm", "spec_bound_problems", "spec_texel_size", "twin_name"]
+           "replay_twins", "run_fdm", "spec_bound_problems", "spec_texel_size", "turnip_expectation", "twin_name"]
 
 Pair = tuple[int, int]
 Rect4 = tuple[int, int, int, int]
@@ -955,6 +955,17 @@ def _oracle_images(scenario: Mapping[str, Any], scene: Scene, size: Pair) -> tup
         wants.append(full)
         problems += probs
     return wants, problems, ""
+
+
+def turnip_expectation(scene: Scene, profile: str, path: str) -> list[npt.NDArray[np.uint16]]:
+    """What turnip on a ``profile`` GPU must read back for the scene: one image per view (both
+    attachments hold it), the large-fragment oracle of the model's plan of
+    :func:`device_scenario`; NotModelled when the model renders the pass in sysmem."""
+    sc, _, _ = parse(scene)
+    wants, _, why = _oracle_images(device_scenario(scene, profile, path), scene, sc.framebuffer)
+    if why:
+        raise NotModelled("fdm", why)
+    return wants
 
 
 def _texel_table(sc: fdm.Scenario, layer: int) -> npt.NDArray[np.float64]:

@@ -1,0 +1,345 @@
+"""The fdm backend (vk_tests/fdm_backend.py): its pure parts with planted bugs, its replay twins,
+and, on lavapipe, NotSupported naming the extension for every case."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import numpy as np
+import pytest
+
+from fdm.density import encode_unorm8
+from fdm.errors import NotSupported
+from vk_tests import fdm_backend as fb
+from vk_tests import registry, replay
+from vk_tests.cases import CaseOutput
+
+# ---- the map bytes (docs/spec/vulkan-fdm-and-cts.md §1.3) ------------------------------------
+
+
+def table_problems(byte: Callable[[int], int]) -> list[str]:
+    """Why a byte rule is wrong: 255/byte must reach n, and byte + 1 must not (the largest byte)."""
+    out = []
+    for n in (1, 2, 4, 8, 16):
+        b = byte(n)
+        if 255 < n * b:
+            out.append(f"n={n}: byte {b} gives 1/density {255 / b:.4f} < {n}")
+        if b < 255 and 255 >= n * (b + 1):
+            out.append(f"n={n}: byte {b} is not the largest that allows {n}")
+    return out
+
+
+def test_area_bytes_are_floor_255_over_n() -> None:
+    assert fb.AREA_BYTES == {1: 255, 2: 127, 4: 63, 8: 31, 16: 15}
+    assert table_problems(fb.density_byte) == []
+    # the scenario stores density_value(n) as exactly that byte
+    for n, b in fb.AREA_BYTES.items():
+        assert int(encode_unorm8([fb.density_value(n)])[0]) == b
+
+
+def test_planted_naive_rounding_fails_the_table() -> None:
+    problems = table_problems(lambda n: round(255 / n))
+    assert [p.split(":")[0] for p in problems] == ["n=2", "n=4", "n=8", "n=16"]
+    assert table_problems(lambda n: 255 // n - 1)  # too small a byte is caught too
+
+
+# ---- texel size and map extent (§1.2, §1.4) -------------------------------------------------
+SPEC_TABLE = [((64, 64), 4, 32), ((60, 60), 4, 32), ((33, 33), 2, 32), ((1025, 1025), 64, 64), ((31, 31), 1, 32)]
+
+
+def texel_problems(fn: Callable[[Any, Any, Any, Any], tuple[int, int]]) -> list[str]:
+    out = []
+    for fbsize, want, want_tu in SPEC_TABLE:
+        got = fn(fbsize, (16, 16), (1, 1), (1 << 20, 1 << 20))
+        got_tu = fn(fbsize, (16, 16), (32, 32), (1024, 1024))
+        if got != (want, want) or got_tu != (want_tu, want_tu):
+            out.append(f"{fbsize}/16: {got}, {got_tu}; want {want}, {want_tu}")
+    return out
+
+
+def test_texel_size_follows_spec_v3() -> None:
+    assert texel_problems(fb.spec_texel_size) == []
+
+
+def test_planted_pre_v3_ceil_texel_size_is_caught() -> None:
+    def ceil_variant(e: Any, f: Any, lo: Any, hi: Any) -> tuple[int, int]:
+        out = []
+        for a, b, mn, mx in zip(e, f, lo, hi, strict=True):
+            t = 1 << max(0, (-(-a // b) - 1).bit_length())
+            out.append(min(max(t, mn), mx))
+        return (out[0], out[1])
+
+    assert [p.split(":")[0] for p in texel_problems(ceil_variant)] == ["(33, 33)/16", "(1025, 1025)/16",
+                                                                       "(31, 31)/16"]
+
+
+def test_render_extent_and_map_extent_rp2_vs_dynrend() -> None:
+    fbsize, ra = (256, 256), (0, 0, 100, 60)
+    assert fb.render_extent("rp2", fbsize, ra) == (256, 256)
+    assert fb.render_extent("dynrend", fbsize, ra) == (100, 60)
+    assert fb.render_extent("dynrend", fbsize, (64, 32, 192, 224)) == (256, 256)
+    assert fb.spec_texel_size(fb.render_extent("rp2", fbsize, ra), (16, 16), (1, 1), (64, 64)) == (16, 16)
+    # floor(100/16) = 6 -> 8, floor(60/16) = 3 -> 4: the render area, not the image, decides
+    assert fb.spec_texel_size(fb.render_extent("dynrend", fbsize, ra), (16, 16), (1, 1), (64, 64)) == (8, 4)
+    assert fb.min_map_extent((1025, 600), (1024, 1024)) == (2, 1)
+    assert fb.min_map_extent((288, 128), (32, 32)) == (9, 4)
+
+
+# ---- what a device lacks (§2.6, §4.3) ---------------------------------------------------------
+ALL = 0xFFFFFFFF
+TURNIPISH = fb.DeviceCaps(
+    name="Turnip Adreno (TM) 750", driver_id=fb.DRIVER_ID_MESA_TURNIP,
+    extensions={fb.FDM_EXT: 3, fb.OFFSET_EXT: 1, fb.OFFSET_QCOM: 3, fb.DYNREND_EXT: 1},
+    features=frozenset({"fragmentDensityMap", "fragmentDensityMapNonSubsampledImages", "multiview",
+                        "dynamicRendering", "fragmentDensityMapOffset"}),
+    min_texel=(32, 32), max_texel=(1024, 1024), offset_granularity=(8, 8),
+    format_features={fb.VK_FMT_RGBA16UI: ALL, fb.VK_FMT_R8G8_UNORM: ALL, fb.VK_FMT_R32G32_SFLOAT: 0})
+LAVAPIPEISH = fb.DeviceCaps(name="llvmpipe", driver_id=13, extensions={fb.DYNREND_EXT: 1},
+                            features=frozenset({"multiview", "dynamicRendering"}),
+                            format_features={fb.VK_FMT_RGBA16UI: ALL, fb.VK_FMT_R8G8_UNORM: 0x80})
+
+
+def cases_named(pattern: str) -> list[Any]:
+    return registry.select(fb.fdm_cases(), ["fdm"], pattern)
+
+
+def test_missing_names_the_extension_and_nothing_on_a_complete_device() -> None:
+    cases = fb.fdm_cases()
+    assert {fb.missing(LAVAPIPEISH, c.scene) for c in cases} == {fb.FDM_EXT}
+    assert {c.name: fb.missing(TURNIPISH, c.scene) for c in cases} == {c.name: None for c in cases}
+
+
+@pytest.mark.parametrize(("change", "pattern", "want"), [
+    ({"features": "multiview"}, "fdm.multiview.*", "multiview"),
+    ({"features": "dynamicRendering"}, "*.dynrend", "dynamicRendering"),
+    ({"features": "fragmentDensityMap"}, "*", "fragmentDensityMap"),
+    ({"features": "fragmentDensityMapNonSubsampledImages"}, "fdm.subsampled.*",
+     "fragmentDensityMapNonSubsampledImages"),
+    ({"features": "fragmentDensityMapNonSubsampledImages"}, "fdm.load_op.*", fb.FDM2_EXT),
+    ({"features": "fragmentDensityMapOffset"}, "fdm.offset.*", "fragmentDensityMapOffset"),
+    ({"extensions": fb.OFFSET_EXT}, "fdm.offset.*.dynrend", fb.OFFSET_EXT + " (offsets with dynamic rendering"),
+    ({"extensions": fb.DYNREND_EXT}, "*.dynrend", fb.DYNREND_EXT),
+    ({"granularity": (16, 16)}, "fdm.offset.both_axes.rp2", "fragmentDensityOffsetGranularity [16, 16]"),
+    ({"max_texel": (16, 16)}, "fdm.uniform_area.2x2.rp2", "maxFragmentDensityTexelSize [16, 16]"),
+])
+def test_missing_feature_is_named(change: dict[str, Any], pattern: str, want: str) -> None:
+    caps = TURNIPISH
+    if "features" in change:
+        caps = attrs.evolve(caps, features=caps.features - {change["features"]})
+    if "extensions" in change:
+        caps = attrs.evolve(caps, extensions={k: v for k, v in caps.extensions.items() if k != change["extensions"]})
+    if "granularity" in change:
+        caps = attrs.evolve(caps, offset_granularity=change["granularity"])
+    if "max_texel" in change:
+        caps = attrs.evolve(caps, max_texel=change["max_texel"])
+    cases = cases_named(pattern)
+    assert cases
+    for c in cases:
+        got = fb.missing(caps, c.scene)
+        assert got is not None and got.startswith(want), (c.name, got)
+    # the other cases are not affected by a missing dynamic-rendering feature
+    if change.get("features") == "dynamicRendering":
+        assert all(fb.missing(caps, c.scene) is None for c in cases_named("*.rp2"))
+
+
+def test_rp2_offsets_run_with_qcom_alone_and_zero_granularity_fails() -> None:
+    qcom_only = attrs.evolve(TURNIPISH, extensions={k: v for k, v in TURNIPISH.extensions.items()
+                                                     if k != fb.OFFSET_EXT})
+    assert all(fb.missing(qcom_only, c.scene) is None for c in cases_named("fdm.offset.*.rp2"))
+    zero = attrs.evolve(TURNIPISH, offset_granularity=(0, 0))
+    case = cases_named("fdm.offset.both_axes.rp2")[0]
+    with pytest.raises(ValueError, match="fragmentDensityOffsetGranularity"):
+        fb.check_granularity(zero, case.scene)
+    fb.check_granularity(zero, cases_named("fdm.offset.sweep_k00.rp2")[0].scene)  # all-zero offsets are fine
+
+
+# ---- pNext chains without a device ------------------------------------------------------------
+FSR_STYPES = {1000226003, 1000226004, 1000226000}  # FSR features, properties, attachment info
+
+
+def test_feature_chain_links_and_no_fsr() -> None:
+    vk = pytest.importorskip("vulkan")
+    s = fb.feature_chain(vk, {fb.FDM_EXT: 3, fb.FDM2_EXT: 1, fb.OFFSET_QCOM: 3, fb.DYNREND_EXT: 1})
+    stypes = fb.chain_stypes(vk, s["features2"])
+    assert stypes == [vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                      1000425000,  # the offset features: EXT and QCOM share the sType
+                      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_2_FEATURES_EXT,
+                      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_FEATURES_EXT,
+                      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES,
+                      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES]
+    assert not FSR_STYPES & set(stypes)
+    bare = fb.feature_chain(vk, {"VK_KHR_fragment_shading_rate": 2})
+    assert fb.chain_stypes(vk, bare["features2"]) == [vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+                                                      vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES]
+    assert fb.enabled_extensions({fb.FDM_EXT: 3, fb.OFFSET_QCOM: 3, fb.OFFSET_EXT: 1, "VK_KHR_x": 1}) == [
+        fb.FDM_EXT, fb.OFFSET_EXT]
+    assert fb.enabled_extensions({fb.FDM_EXT: 3, fb.OFFSET_QCOM: 3}) == [fb.FDM_EXT, fb.OFFSET_QCOM]
+
+
+def test_end_rendering2_structs_layout() -> None:
+    pytest.importorskip("cffi")
+    x = fb.side_ffi()
+    end, keep = fb.end_rendering2_structs([(8, -16), (-8, 24)])
+    assert x.sizeof("XRenderPassFragmentDensityMapOffsetEndInfoEXT") == 32
+    assert x.offsetof("XRenderPassFragmentDensityMapOffsetEndInfoEXT", "pFragmentDensityOffsets") == 24
+    assert x.sizeof("XRenderingEndInfoEXT") == 16
+    assert end.sType == fb.STYPE_RENDERING_END_INFO_EXT == 1000619003
+    off = x.cast("XRenderPassFragmentDensityMapOffsetEndInfoEXT*", end.pNext)
+    assert off.sType == fb.STYPE_RENDER_PASS_FDM_OFFSET_END_INFO_EXT == 1000425002
+    assert off.fragmentDensityOffsetCount == 2
+    assert [(off.pFragmentDensityOffsets[i].x, off.pFragmentDensityOffsets[i].y) for i in range(2)] == [
+        (8, -16), (-8, 24)]
+    assert len(keep) == 3
+
+
+# ---- turnip detection and the judge -------------------------------------------------------------
+def test_match_profile() -> None:
+    t = fb.DRIVER_ID_MESA_TURNIP
+    assert fb.match_profile(t, "Turnip Adreno (TM) 750") == "a750"
+    assert fb.match_profile(t, "FD730") == "a730"
+    assert fb.match_profile(t, "Turnip Adreno (TM) 999") is None
+    assert fb.match_profile(13, "Turnip Adreno (TM) 750") is None
+    assert fb.match_profile(8, "Adreno (TM) 740") is None  # Qualcomm's own driver: not turnip
+
+
+def device_info(turnip: bool) -> dict[str, Any]:
+    if turnip:
+        return {"driver_id": fb.DRIVER_ID_MESA_TURNIP, "name": "Turnip Adreno (TM) 750", "profile": "a750",
+                "min_texel": [32, 32], "max_texel": [1024, 1024]}
+    return {"driver_id": 4, "name": "some FDM GPU", "profile": None, "min_texel": [16, 16],
+            "max_texel": [256, 256]}
+
+
+def output(images: list[np.ndarray], turnip: bool, readback: str = "nonsubsampled") -> CaseOutput:
+    named = {n: img for v, img in enumerate(images) for n in replay.image_names(v)}
+    return CaseOutput(images=named, info={"device": device_info(turnip), "path": "rp2", "readback": readback})
+
+
+def scene_of(name: str) -> dict[str, Any]:
+    return dict(cases_named(name)[0].scene)
+
+
+def with_density(scene: dict[str, Any], n: int) -> dict[str, Any]:
+    s = dict(scene)
+    s["scenario"] = {**s["scenario"], "density": fb._constant_map(n, n, (9, 4))}
+    return s
+
+
+def test_judge_turnip_exact_and_spec_bounds() -> None:
+    scene = scene_of("fdm.uniform_area.2x2.rp2")
+    want = fb.turnip_expectation(scene, "a750", "rp2")
+    v = fb.judge_fdm(scene, output(want, turnip=True))
+    assert v.status == "Pass" and "equal to the model's plan for turnip a750" in v.message, v.message
+    v = fb.judge_fdm(scene, output(want, turnip=False))
+    assert v.status == "Pass" and "the spec bounds decide" in v.message, v.message
+    # planted: one pixel of a 2x2 fragment holds its neighbour's value
+    bad = want[0].copy()
+    bad[10, 10] = bad[10, 12]
+    for turnip in (True, False):
+        v = fb.judge_fdm(scene, output([bad], turnip=turnip))
+        assert v.status == "Fail" and "do not cover their whole block" in v.message, v.message
+    # planted: FragCoord half a pixel right everywhere a fragment was drawn
+    shifted = want[0].copy()
+    shifted[..., 0] += 1
+    v = fb.judge_fdm(scene, output([shifted], turnip=False))
+    assert v.status == "Fail" and "nor a fragment that contains them" in v.message
+
+
+def test_judge_spec_legal_but_not_turnip() -> None:
+    """A 1x1 rendering of the 2x2 map is legal (area <= 4.03) but is not what turnip does: Fail on
+    turnip, Pass (with the difference as information) elsewhere."""
+    scene = scene_of("fdm.uniform_area.2x2.rp2")
+    ones = fb.turnip_expectation(with_density(scene, 1), "a750", "rp2")
+    v = fb.judge_fdm(scene, output(ones, turnip=True))
+    assert v.status == "Fail" and "differ from the model's plan for turnip a750" in v.message, v.message
+    v = fb.judge_fdm(scene, output(ones, turnip=False))
+    assert v.status == "Pass" and "pixel(s) differ from turnip's plan for a750" in v.message, v.message
+
+
+def test_judge_area_above_the_density_fails_everywhere() -> None:
+    scene = scene_of("fdm.uniform_area.2x2.rp2")
+    fours = fb.turnip_expectation(with_density(scene, 4), "a750", "rp2")
+    for turnip in (True, False):
+        v = fb.judge_fdm(scene, output(fours, turnip=turnip))
+        assert v.status == "Fail" and "larger than the density allows" in v.message, v.message
+
+
+def test_judge_subsampled_equivalence() -> None:
+    scene = scene_of("fdm.subsampled.nearest_equivalence.rp2")
+    want = fb.turnip_expectation(scene, "a750", "rp2")
+    out = output(want, turnip=True, readback="both")
+    images = dict(out.images)
+    images.update({f"{k}_resampled": v for k, v in out.images.items()})
+    assert fb.judge_fdm(scene, attrs.evolve(out, images=images)).status == "Pass"
+    images["view0_resampled"] = np.roll(images["view0_resampled"], 1, axis=1)  # planted: resampled one pixel off
+    v = fb.judge_fdm(scene, attrs.evolve(out, images=images))
+    assert v.status == "Fail" and "resampled with NEAREST differs" in v.message
+
+
+# ---- the replay twins -------------------------------------------------------------------------
+def twin_problems(fdm_cases: list[Any], twins: list[Any]) -> list[str]:
+    by_name = {t.name: t for t in twins}
+    out = []
+    for c in fdm_cases:
+        _, group, variant, _ = c.name.split(".")
+        twin = by_name.get(fb.twin_name(group, variant))
+        if twin is None:
+            out.append(f"{c.name}: no replay twin")
+        elif fb.replay_part(c.scene) != twin.scene:
+            out.append(f"{c.name}: its scene differs from {twin.name}'s")
+    return out
+
+
+def test_every_fdm_case_has_a_replay_twin_with_the_same_scene() -> None:
+    cases = registry.all_cases()
+    fdm_cases = [c for c in cases if c.backend == "fdm"]
+    twins = [c for c in cases if c.backend == "replay"]
+    assert len(fdm_cases) >= 30
+    assert twin_problems(fdm_cases, twins) == []
+    assert {c.scene["fdm"]["path"] for c in fdm_cases} == {"rp2", "dynrend"}
+    names = {c.name for c in fdm_cases}
+    for must in ("fdm.uniform_area.1x1.rp2", "fdm.uniform_area.4x4.dynrend", "fdm.foveated.radial.rp2",
+                 "fdm.invisible.density0.rp2", "fdm.multiview.per_view_density.dynrend", "fdm.scissor.unaligned.rp2",
+                 "fdm.viewport.unaligned.rp2", "fdm.subsampled.nearest_equivalence.rp2", "fdm.offset.both_axes.rp2",
+                 "fdm.offset.sweep_k14.rp2", "fdm.offset.per_view.dynrend"):
+        assert must in names
+    # planted: a twin whose scenario drifted, and a missing twin
+    drifted = [attrs.evolve(t, scene={**t.scene, "load_op": "load"}) if t.name.endswith("uniform_area.2x2.a750")
+               else t for t in twins]
+    assert twin_problems(fdm_cases, drifted) == ["fdm.uniform_area.2x2.rp2: its scene differs from "
+                                                 "replay.twin.uniform_area.2x2.a750's",
+                                                 "fdm.uniform_area.2x2.dynrend: its scene differs from "
+                                                 "replay.twin.uniform_area.2x2.a750's"]
+    assert twin_problems(fdm_cases, [t for t in twins if "offset.per_view" not in t.name]) == [
+        "fdm.offset.per_view.rp2: no replay twin", "fdm.offset.per_view.dynrend: no replay twin"]
+
+
+# ---- on the device (lavapipe in CI) ---------------------------------------------------------------
+@pytest.mark.vulkan
+def test_every_fdm_case_is_not_supported_naming_the_extension(vk: Any) -> None:
+    caps = fb.probe(vk)
+    if fb.FDM_EXT in caps.extensions:
+        pytest.skip(f"{caps.name} has {fb.FDM_EXT}: this test is for devices without it")
+    assert "fragmentDensityMap" not in caps.features
+    for c in fb.fdm_cases():
+        with pytest.raises(NotSupported, match=r"^VK_EXT_fragment_density_map \(device "):
+            c.run(vk, c.scene)
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("twin", ["foveated.radial", "offset.per_view"])
+def test_a_replayed_twin_is_within_the_spec_bounds(vk: Any, twin: str) -> None:
+    """The twin's replay output read back on this device passes the fdm judge's spec bounds (and
+    equals turnip's plan for its GPU, information); a planted one-pixel error fails it."""
+    t = registry.by_name(fb.replay_twins())[fb.twin_name(*twin.split("."))]
+    out = t.run(vk, t.scene)
+    assert t.judge(t.scene, out).status == "Pass"
+    scene = fb.fdm_scene(t.scene, "rp2")
+    fake = CaseOutput(images=out.images, info={"device": device_info(False), "readback": "nonsubsampled"})
+    v = fb.judge_fdm(scene, fake)
+    assert v.status == "Pass" and "information: equal to turnip's plan for a750" in v.message, v.message
+    images = {k: np.array(a) for k, a in out.images.items()}
+    images["view0_geometry"][100, 150, 0] += 2
+    v = fb.judge_fdm(scene, attrs.evolve(fake, images=images))
+    assert v.status == "Fail" and "view0_geometry: 1 pixel(s) differ from FragCoord" in v.message, v.message
