@@ -176,7 +176,7 @@ def _clear_rect_colour() -> tuple[int, int, int, int]:
     value = getattr(replay, "CLEAR_RECT", None)
     if value is None:
         raise NotModelled("fdm", "clear_rects need vk_tests.replay.CLEAR_RECT")
-    return tuple(value)  # type: ignore[return-value]
+    return (int(value[0]), int(value[1]), int(value[2]), int(value[3]))
 
 
 def _render_area(sc: fdm.Scenario) -> Rect4:
@@ -741,7 +741,7 @@ class _FdmPass:
             # multiview: baseArrayLayer 0, layerCount 1 (VUID-vkCmdClearAttachments-baseArrayLayer-00018)
             rects = [vk.VkClearRect(rect=_rect2d(vk, r), baseArrayLayer=0, layerCount=1) for r in self.clear_rects]
             vk.vkCmdClearAttachments(cb, len(atts_c), atts_c, len(rects), rects)
-        offsets = [tuple(o) for o in sc.fdm_offsets] if sc.fdm_offsets else []
+        offsets = [(int(o[0]), int(o[1])) for o in sc.fdm_offsets] if sc.fdm_offsets else []
         if self.path == "rp2":
             end_next = (vk.VkSubpassFragmentDensityMapOffsetEndInfoQCOM(
                 pFragmentDensityOffsets=[vk.VkOffset2D(x=o[0], y=o[1]) for o in offsets]) if offsets else None)
@@ -947,8 +947,9 @@ def _oracle_images(scenario: Mapping[str, Any], scene: Scene, size: Pair) -> tup
     rects = _clear_rects(scene)
     wants, problems = [], []
     for v in range(sc.fdm_layers):
-        want, probs = (replay.oracle_view(sc, plan, v, load_op, clear_rects=rects) if rects  # type: ignore[call-arg]
-                       else replay.oracle_view(sc, plan, v, load_op))
+        # clear_rects: the replay's oracle of vkCmdClearAttachments (only passed when used)
+        oracle: Any = replay.oracle_view
+        want, probs = oracle(sc, plan, v, load_op, clear_rects=rects) if rects else oracle(sc, plan, v, load_op)
         full = np.empty((size[1], size[0], 4), dtype=np.uint16)
         full[...] = replay.BG
         full[:want.shape[0], :want.shape[1]] = want[:size[1], :size[0]]
@@ -1090,12 +1091,15 @@ def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.ND
                             f"y={first_over[1]}: area {first_over[2]} > {first_over[3]:.4g})")
         # coverage by the centre sample
         cx2, cy2 = x2[good], y2[good]
-        outside = ((cx2 < 2 * lo_x) | (cx2 >= 2 * hi_x) | (cy2 < 2 * lo_y) | (cy2 >= 2 * hi_y))
+        outside = ((cx2 < float(2 * lo_x)) | (cx2 >= float(2 * hi_x)) | (cy2 < float(2 * lo_y))
+                   | (cy2 >= float(2 * hi_y)))
         if outside.any():
             problems.append(f"{name}: {int(outside.sum())} pixel(s) of fragments whose centre lies outside the "
                             "viewport or scissor")
     m = max_dim
-    deep = ((xs >= lo_x + m) & (xs + 1 <= hi_x - m) & (ys >= lo_y + m) & (ys + 1 <= hi_y - m))
+    # the edges are quarter pixels at worst: exact as floats
+    deep = ((xs >= float(lo_x + m)) & (xs + 1 <= float(hi_x - m)) & (ys >= float(lo_y + m))
+            & (ys + 1 <= float(hi_y - m)))
     missed = checked & is_undrawn & deep & ~cleared
     if missed.any():
         yy, xx = np.nonzero(missed)
@@ -1307,11 +1311,12 @@ def _specs() -> list[_Spec]:
                                    "subsampled one resampled with NEAREST must equal the other",
                        scene=replay.replay_scene(_sc((384, 256), fov))))
     if hasattr(replay, "clear_rects"):
+        make_scene: Any = replay.replay_scene  # with clear_rects where the replay has them
         specs.append(_Spec(group="clear_attachments", variant="unaligned",
                            description="B13: vkCmdClearAttachments of rectangles not aligned to the 4x4 fragments "
                                        "(edges where turnip's outward rounding and the centre sample agree)",
-                           scene=replay.replay_scene(_sc(fb, _constant_map(4, 4, size)),
-                                                     clear_rects=[[13, 6, 34, 41], [150, 66, 61, 45]])))  # type: ignore[call-arg]
+                           scene=make_scene(_sc(fb, _constant_map(4, 4, size)),
+                                            clear_rects=[[13, 6, 34, 41], [150, 66, 61, 45]])))
     off_map = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (150, 70), (40, 80), (1, 2, 4))]}
     specs.append(_Spec(group="offset", variant="both_axes", paths=both,
                        description="C1: FDM offset (8, -16): bins shifted, the extra row and column",
