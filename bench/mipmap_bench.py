@@ -1,6 +1,6 @@
 """Time the tiled generator, the single-pass downsampler and a vkCmdBlitImage chain side by side.
 
-    python bench/mipmap_bench.py [--device NAME_OR_INDEX] [--runs 25] [--out bench/results/h100.md]
+    python bench/mipmap_bench.py [--device NAME_OR_INDEX] [--runs 25] [--out bench/results/h100.md] [--nvpro]
 
 For every size and format, each algorithm is recorded `warmup + runs` times into one command
 buffer: before each run a 256 MiB vkCmdFillBuffer evicts the L2 cache, then a full barrier,
@@ -10,11 +10,17 @@ plus every level written once, at the copy bandwidth measured in the same run wi
 vkCmdCopyBuffer) as a fraction of the median. After timing, every level is read back and
 compared with the model (tiled: the box filter; SPD: its drop-odd rule; blit: the box filter
 as well, reported only). Not a test: nothing here asserts a speed.
+
+With --out X.md the same run also writes X.json (one object per cell: size, format,
+algorithm, median_us, floor_us, blit_us, max_err, and min_us, dispatches, of_floor) and X.png
+(achieved bandwidth against the floor, per cell, drawn with pillow). --nvpro adds the cell
+"tiled-nvpro": nvpro's plan without the last-workgroup continuation, for comparison.
 """
 from __future__ import annotations
 
 import argparse
 import datetime
+import json
 import statistics
 import sys
 import time
@@ -116,6 +122,18 @@ def full_barrier(ctx, cb) -> None:
                        vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)
 
 
+def record_cell(runner: MipmapRunner, cb, algorithm: str, img) -> None:
+    if algorithm == "tiled-nvpro":
+        runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, tail=False))
+    else:
+        runner.record(cb, algorithm, img)
+
+
+def dispatches(algorithm: str, w: int, h: int) -> int:
+    return {"tiled": lambda: len(tiled_plan(w, h)), "tiled-nvpro": lambda: len(tiled_plan(w, h, tail=False)),
+            "spd": lambda: 1, "blit": lambda: len(level_sizes(w, h)) - 1}[algorithm]()
+
+
 def time_algorithm(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, warmup: int,
                    heat_ms: float = 0.0, floor_us: float = 1.0) -> np.ndarray:
     """Run times in µs. Warm-up runs of the same chain, as many as would fill `heat_ms` at
@@ -139,7 +157,7 @@ def _timed_batch(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, 
                     vk.vkCmdFillBuffer(cb, scratch.handle, 0, EVICT_BYTES, r)
                 full_barrier(ctx, cb)
                 vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r)
-                runner.record(cb, algorithm, img)
+                record_cell(runner, cb, algorithm, img)
                 vk.vkCmdWriteTimestamp(cb, vk.VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool, 2 * r + 1)
                 full_barrier(ctx, cb)
 
@@ -153,6 +171,78 @@ def floor_bytes(width: int, height: int, bpt: int) -> int:
     return bpt * (width * height + sum(w * h for w, h in sizes[1:]))
 
 
+def roofline_png(cells: list[dict], bw: float, title: str, path: Path) -> None:
+    """Achieved bandwidth (floor bytes / median) of every cell against the floor, as bars."""
+    from PIL import Image, ImageDraw
+
+    colours = {"tiled": (31, 119, 180), "spd": (44, 160, 44), "blit": (150, 150, 150),
+               "tiled-nvpro": (255, 127, 14)}
+    row, left, right, top = 16, 250, 40, 60
+    width = 1100
+    scale = (width - left - right) / 1.0  # 100% of the floor at the right edge
+    img = Image.new("RGB", (width, top + row * len(cells) + 40), "white")
+    d = ImageDraw.Draw(img)
+    d.text((10, 10), title, fill="black")
+    d.text((10, 26), f"achieved bandwidth = (level 0 read + all levels written) / median; 100% = the floor "
+                     f"({bw / 1e9:.0f} GB/s, measured copy)", fill="black")
+    for frac in (0.0, 0.25, 0.5, 0.75, 1.0):
+        x = left + frac * scale
+        d.line([(x, top - 6), (x, top + row * len(cells))], fill=(200, 200, 200) if frac < 1 else "red")
+        d.text((x - 12, top + row * len(cells) + 4), f"{frac:.0%}", fill="black")
+    for i, c in enumerate(cells):
+        y = top + i * row
+        frac = c["of_floor"]
+        d.text((10, y + 2), f"{c['size'][0]}x{c['size'][1]} {c['format']} {c['algorithm']}", fill="black")
+        colour = colours.get(c["algorithm"], (0, 0, 0))
+        d.rectangle([left, y + 3, left + min(frac, 1.0) * scale, y + row - 3], fill=colour)
+        gbs = c["floor_bytes"] / (c["median_us"] * 1e-6) / 1e9
+        d.text((left + min(frac, 1.0) * scale + 4, y + 2), f"{frac:.0%} ({gbs:.0f} GB/s, {c['median_us']:.1f} us)",
+               fill="black")
+    img.save(path)
+
+
+def target_lines(cells: list[dict]) -> list[str]:
+    """Issue 11's targets, each with this run's figure."""
+    by = {(tuple(c["size"]), c["format"], c["algorithm"]): c for c in cells}
+
+    def best(size, fmt):
+        cs = [by[k] for k in ((size, fmt, "tiled"), (size, fmt, "spd")) if k in by]
+        return max(cs, key=lambda c: c["of_floor"]) if cs else None
+
+    out = []
+
+    def line(label, need, got):
+        if not got:
+            return
+        ok = all(c["of_floor"] >= need for c in got)
+        figs = ", ".join(f"{c['format']} {c['algorithm']} {c['of_floor']:.0%} ({c['median_us']:.1f} µs, "
+                         f"floor {c['floor_us']:.1f})" for c in got)
+        out.append(f"- {label} ≥ {need:.0%}: **{'met' if ok else 'not met'}**: {figs}")
+
+    for size, need in (((8192, 8192), 0.75), ((4096, 4096), 0.65)):
+        line(f"{size[0]}² RGBA8, r32f, RGBA16F tiled", need,
+             [by[k] for f in ("rgba8", "r32f", "rgba16f") if (k := (size, f, "tiled")) in by])
+    line("4096² and 8192² sRGBA8 (tiled)", 0.60,
+         [by[k] for size in ((4096, 4096), (8192, 8192)) if (k := (size, "srgba8", "tiled")) in by])
+    for size, need in (((4095, 4095), 0.45), ((1920, 1080), 0.20)):
+        line(f"{size[0]}x{size[1]} every format, the faster algorithm", need,
+             [c for f in FORMAT_NAMES if (c := best(size, f)) is not None])
+        line(f"{size[0]}x{size[1]} every format, tiled (the exact box filter; for information)", need,
+             [by[k] for f in FORMAT_NAMES if (k := (size, f, "tiled")) in by])
+    pot = [(size, f) for size in ((1024, 1024), (2048, 2048), (4096, 4096)) for f in FORMAT_NAMES
+           if (size, f, "spd") in by and (size, f, "tiled") in by]
+    if pot:
+        figs = ", ".join(f"{s[0]}² {f}: spd {by[(s, f, 'spd')]['median_us']:.1f} / tiled "
+                         f"{by[(s, f, 'tiled')]['median_us']:.1f} µs" for s, f in pot)
+        out.append(f"- SPD at least as fast as tiled on powers of two up to 4096²: {figs}")
+    errs = [c for c in cells if c["algorithm"] != "blit" and c["max_err"] not in (0, "")]
+    out.append("- exactness (tiled and SPD against their models): " +
+               ("max err 0 in every cell" if not errs else
+                "NOT exact in " + ", ".join(f"{c['size']} {c['format']} {c['algorithm']} ({c['max_err']})"
+                                             for c in errs)))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default=None,
@@ -164,7 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heat-ms", type=float, default=400.0,
                     help="warm-up runs of the same chain fill at least this long, so clocks are up")
     ap.add_argument("--no-check", action="store_true", help="skip the read-back comparison with the model")
-    ap.add_argument("--out", type=Path, default=None, help="write the markdown report here too")
+    ap.add_argument("--nvpro", action="store_true", help="also time nvpro's plan without the continuation")
+    ap.add_argument("--verify", default="",
+                    help="WxH,...: before timing, check tiled and spd on these sizes against the models "
+                         "(both subgroup paths)")
+    ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
@@ -174,16 +268,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mipmap_bench: {e.label}: {e}", file=sys.stderr)
         return 2
     lines = []
+    algorithms = ["blit", "tiled", "spd"] + (["tiled-nvpro"] if args.nvpro else [])
 
     def emit(s=""):
         print(s, flush=True)
         lines.append(s)
 
+    cells: list[dict] = []
     with ctx:
         info = ctx.info
         bw_copy = copy_bandwidth(ctx)
         bw_shader = shader_copy_bandwidth(ctx)
         bw = max(bw_copy, bw_shader)
+        device_line = (f"{info.name}; driver {info.driver_name} {info.driver_info} "
+                       f"(driverVersion {info.driver_version}); Vulkan {info.api_version}")
         emit("# Mipmap generation benchmark")
         emit()
         emit(f"- device: **{info.name}**; driver {info.driver_name} {info.driver_info} "
@@ -203,10 +301,31 @@ def main(argv: list[str] | None = None) -> int:
              "copy bandwidth; of floor = floor / median. max err: worst difference from the model over all "
              "levels (ulp for r32f/rgba16f, LSB for 8-bit), blit against the box filter.")
         emit()
+        if args.verify:
+            verify = [parse_size(v) for v in args.verify.split(",")]
+            bad = []
+            for fmt in formats:
+                for shuffle in (None, False):
+                    try:
+                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle)
+                    except NotSupported:
+                        continue
+                    for w, h in verify:
+                        level0 = random_level0(w, h, fmt, seed=w * 31 + h)
+                        for alg in ("tiled", "spd"):
+                            if alg == "spd" and max(w, h) > SPD_MAX_SIZE:
+                                continue
+                            model = spd_reference(level0, fmt) if alg == "spd" else stored_chain(level0, fmt)
+                            cmp = compare_chain(vr.generate(alg, level0), model, fmt)
+                            if not cmp.ok or cmp.max_error:
+                                bad.append(f"{w}x{h} {fmt.name} {alg} {'shuffle' if vr.shuffle else 'shared'}: "
+                                           f"{cmp.per_level}")
+            emit(f"- verified before timing: tiled and spd, subgroup-shuffle and shared-memory paths, every format, "
+                 f"sizes {args.verify}: " + ("max err 0 everywhere" if not bad else "DIFFERENCES: " + "; ".join(bad)))
+            emit()
         emit("| size | format | algorithm | dispatches | median µs | min µs | ratio to blit | floor µs | of floor "
              "| max err |")
         emit("|---|---|---|---|---|---|---|---|---|---|")
-        summary = []
         for fmt in formats:
             try:
                 runner = MipmapRunner(ctx, fmt)
@@ -219,15 +338,16 @@ def main(argv: list[str] | None = None) -> int:
                     scratch = ctx.buffer(EVICT_BYTES, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
                     level0 = random_level0(w, h, fmt, seed=w * 7 + h)
                     img = runner.make_image(w, h)
-                    floor_us = floor_bytes(w, h, fmt.bytes_per_texel) / bw * 1e6
+                    nbytes = floor_bytes(w, h, fmt.bytes_per_texel)
+                    floor_us = nbytes / bw * 1e6
                     results = {}
                     box = None
-                    for alg in ("blit", "tiled", "spd"):
+                    for alg in algorithms:
                         if alg == "spd" and max(w, h) > SPD_MAX_SIZE:
                             results[alg] = None
                             continue
                         try:
-                            runner.check_algorithm(alg)
+                            runner.check_algorithm("tiled" if alg == "tiled-nvpro" else alg)
                         except NotSupported as e:
                             results[alg] = str(e)
                             continue
@@ -247,10 +367,8 @@ def main(argv: list[str] | None = None) -> int:
                         results[alg] = (us, err, time.time() - t0)
                     blit = results.get("blit")
                     blit_med = statistics.median(blit[0]) if isinstance(blit, tuple) else None
-                    for alg in ("tiled", "spd", "blit"):
+                    for alg in ["tiled", "spd"] + algorithms[3:] + ["blit"]:
                         r = results.get(alg)
-                        disp = {"tiled": str(len(tiled_plan(w, h))), "spd": "1",
-                                "blit": str(len(level_sizes(w, h)) - 1)}[alg]
                         if r is None:
                             emit(f"| {w}x{h} | {fmt.name} | {alg} | — | n/a: over SPD's {SPD_MAX_SIZE}² limit "
                                  "| | | | | |")
@@ -261,19 +379,24 @@ def main(argv: list[str] | None = None) -> int:
                         us, err, _ = r
                         med = statistics.median(us)
                         ratio = f"{med / blit_med:.2f}" if blit_med else "—"
+                        disp = dispatches(alg, w, h)
                         emit(f"| {w}x{h} | {fmt.name} | {alg} | {disp} | {med:.1f} | {us.min():.1f} | {ratio} | "
                              f"{floor_us:.1f} | {floor_us / med:.0%} | {err} |")
-                        summary.append((w, h, fmt.name, alg, med, blit_med, floor_us))
+                        cells.append({"size": [w, h], "format": fmt.name, "algorithm": alg,
+                                      "median_us": round(med, 2), "floor_us": round(floor_us, 2),
+                                      "blit_us": round(blit_med, 2) if blit_med else None, "max_err": err,
+                                      "min_us": round(float(us.min()), 2), "dispatches": disp,
+                                      "of_floor": round(floor_us / med, 4), "floor_bytes": nbytes})
         emit()
-        emit("## Ratios (median time / blit median)")
+        emit("## Targets (issue 11), figures from this run")
         emit()
-        for w, h, f, alg, med, blit_med, floor_us in summary:
-            if alg != "blit" and blit_med:
-                emit(f"- {w}x{h} {f} {alg}: {med / blit_med:.2f}x the blit time "
-                     f"({blit_med / med:.2f}x faster), {med / floor_us:.2f}x the bandwidth floor")
+        for line in target_lines(cells):
+            emit(line)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines) + "\n")
+        args.out.with_suffix(".json").write_text(json.dumps(cells, indent=1) + "\n")
+        roofline_png(cells, bw, f"Mip chains on {device_line}", args.out.with_suffix(".png"))
     return 0
 
 

@@ -87,8 +87,9 @@ def fast_levels(width: int, height: int, remaining: int) -> int:
     return m
 
 
-def tiled_plan(width: int, height: int) -> list[Dispatch]:
-    """The dispatches that generate levels 1.. of a width x height image."""
+def tiled_plan(width: int, height: int, tail: bool = True) -> list[Dispatch]:
+    """The dispatches that generate levels 1.. of a width x height image (``tail=False``:
+    nvpro's plan, without the last-workgroup continuation)."""
     sizes = level_sizes(width, height)
     plan: list[Dispatch] = []
     level, w, h = 0, width, height
@@ -107,13 +108,13 @@ def tiled_plan(width: int, height: int) -> list[Dispatch]:
             else:
                 groups = _ceil_div(dw, GENERAL_TILE) * _ceil_div(dh, GENERAL_TILE)
             kernel, local = "general", GENERAL_LOCAL
-        tail = 0
-        if level + m < len(sizes) - 1:
+        rest = 0
+        if tail and level + m < len(sizes) - 1:
             nw, nh = sizes[level + m + 1]
             if nw * nh <= TAIL_MAX_TEXELS:
-                tail = len(sizes) - 1 - level - m
-        plan.append(Dispatch(kernel, level, w, h, m, groups, local, tail))
-        level += m + tail
+                rest = len(sizes) - 1 - level - m
+        plan.append(Dispatch(kernel, level, w, h, m, groups, local, rest))
+        level += m + rest
         w, h = sizes[level]
     return plan
 
