@@ -4,10 +4,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from .patch import ViewportPatch
+from .patch import BlitRects, ViewportPatch
 from .plan import RenderPassPlan, SysmemPlan, TilePlan, ViewPlan
 from .registers import register_warnings, warning_json
 from .turnip import INVISIBLE_FRAG_AREA
+
+#: the columns of :func:`plan_table`, in order: (name, symbol, meaning).  Every name is the key
+#: the same value has in ``plan --json`` (tile keys, or ``views[v]`` keys), so one quantity has
+#: one name in the table, the JSON, the layout page and the docs (docs/plan-table.md).
+PLAN_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("index", "#", "the tile's place in the driver's walk order (0 = rendered first)"),
+    ("pos", "p", "the tile: its top-left cell (column, row) in the tile grid; a merged group is named by its "
+                 "first cell"),
+    ("extent", "E", "cells covered (columns x rows): 1x1, or a merged group"),
+    ("common_bin_start", "b_cs", "p * T: the window offset of the tile in framebuffer pixels, the same for every view"),
+    ("view", "v", "the view (or per-layer FDM layer) this row is about"),
+    ("visible", "", "whether the view's bin is rendered in this tile (tu_calc_bin_visibility)"),
+    ("bin", "B_v", "the view's bin in framebuffer pixels: x,y,w,h"),
+    ("frag_area", "fa", "the fragment area fw x fh (inf: density 0, nothing rendered)"),
+    ("offset", "o", "b_cs - b_s/fa: framebuffer -> rendering-space offset of the view"),
+    ("hw_offset", "o'", "b_cs - b_cs/fa: the HW bin-scaling offset programmed for the view's slot (0,0 without "
+                        "HW bin scaling)"),
+    ("bin_is_scaled", "", "no: rendered at full rate; yes: scaled by the patched viewports; hw: also HW bin "
+                          "scaling (bin_scale_en)"),
+    ("lrz", "", "on/off: LRZ in effect for the tile"),
+    ("fast_store", "", "yes/no: the fast (non-scaled) store path is taken"),
+)
 
 
 def _view_json(t: TilePlan, v: ViewPlan) -> dict[str, Any]:
@@ -22,7 +44,28 @@ def _view_json(t: TilePlan, v: ViewPlan) -> dict[str, Any]:
         "lrz": t.lrz,
         "fs_params": {"frag_size": list(t.fs_params[v.view].frag_size),
                       "frag_offset": list(t.fs_params[v.view].frag_offset)},
+        "blits": _blits_json(t.blits[v.view]),
     }
+
+
+def _blits_json(b: BlitRects) -> dict[str, Any]:
+    """The view's GMEM load (x, y, w, h) and sysmem store (inclusive TL, BR) rectangles."""
+    return {"load_dst": list(b.load_dst) if b.load_dst is not None else None,
+            "load_src": list(b.load_src) if b.load_src is not None else None,
+            "store_dst": [list(b.store_dst[0]), list(b.store_dst[1])],
+            "store_src": [list(b.store_src[0]), list(b.store_src[1])]}
+
+
+def _warnings_json(plan: RenderPassPlan) -> list[dict[str, Any]]:
+    """``fdm.registers.warning_json`` with the tile named as everywhere else: ``index`` (walk
+    order) and ``pos`` (top-left cell); both null for a pass-wide value."""
+    pos_of = {t.index: list(t.pos) for t in plan.tiles}
+    out = []
+    for w in register_warnings(plan):
+        j = dict(warning_json(w))
+        index = j.pop("tile")
+        out.append({"index": index, "pos": pos_of.get(index) if isinstance(index, int) else None, **j})
+    return out
 
 
 def _slot_json(s: ViewportPatch) -> dict[str, Any]:
@@ -120,7 +163,7 @@ def plan_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
                          "slots": [_slot_json(s) for s in plan.binning.slots]},
         "tiles": [tile_json(t) for t in plan.tiles],
         # values the plan says turnip programs that do not fit their register field (fdm.registers)
-        "warnings": [warning_json(w) for w in register_warnings(plan)],
+        "warnings": _warnings_json(plan),
     }
 
 
@@ -145,8 +188,16 @@ def sysmem_table(plan: SysmemPlan) -> str:
     return "\n".join(lines)
 
 
+def _columns(rows: list[list[str]]) -> list[str]:
+    """Rows of cells, right-aligned to the widest cell of each column."""
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return [" ".join(cell.rjust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+
+
 def plan_table(plan: RenderPassPlan | SysmemPlan) -> str:
-    """One line per rendered tile and view, in walk order (a sysmem pass: its patched slots)."""
+    """One line per rendered tile and view, in walk order (a sysmem pass: its patched slots).
+    The columns are :data:`PLAN_COLUMNS`; the second and later rows of a tile leave the tile's
+    own columns blank."""
     if isinstance(plan, SysmemPlan):
         return sysmem_table(plan)
     sc = plan.scenario
@@ -156,23 +207,24 @@ def plan_table(plan: RenderPassPlan | SysmemPlan) -> str:
         f"tile {plan.tiling.tile_size[0]}x{plan.tiling.tile_size[1]}"
         f"{' (selected)' if plan.tiling.tile_size_selected else ''}, grid {vsc.tile_count[0]}x{vsc.tile_count[1]}, "
         f"pipes {vsc.pipe_count[0]}x{vsc.pipe_count[1]} of {vsc.pipe0[0]}x{vsc.pipe0[1]}",
-        f"offsets: {'none' if plan.fdm_offsets is None else ' '.join(_p(u) for u in plan.fdm_offsets)}; "
-        f"b_o: {' '.join(_p(b) for b in plan.bin_offsets)}; "
-        f"shared viewport: {'yes' if plan.shared_viewport else 'no'}; "
-        f"merging: {sc.bin_merging}; rendered tiles: {len(plan.tiles)}",
+        f"fdm_offsets: {'none' if plan.fdm_offsets is None else ' '.join(_p(u) for u in plan.fdm_offsets)}; "
+        f"bin_offsets: {' '.join(_p(b) for b in plan.bin_offsets)}; "
+        f"shared_viewport: {'yes' if plan.shared_viewport else 'no'}; "
+        f"bin_merging: {sc.bin_merging}; rendered tiles: {len(plan.tiles)}",
         "",
-        f"{'#':>3} {'pos':>7} {'ext':>4} {'b_cs':>11} {'v':>1} {'vis':>3} {'bin (x,y,w,h)':>24} {'fa':>4} "
-        f"{'o':>11} {'o_hw':>11} {'scale':>5} {'lrz':>3} {'fast':>4}",
     ]
+    rows: list[list[str]] = [[name for name, _, _ in PLAN_COLUMNS]]
     for t in plan.tiles:
         for k, v in enumerate(t.views):
-            head = (f"{t.index:>3} {_p(t.pos):>7} {t.extent[0]}x{t.extent[1]:<2} {_p(t.common_bin_start):>11}"
-                    if k == 0 else " " * 35)
-            tail = (f"{'hw' if t.bin_scale_en else ('yes' if t.bin_is_scaled else 'no'):>5} "
-                    f"{'on' if t.lrz else 'off':>3} {'yes' if t.fast_store else 'no':>4}" if k == 0 else "")
-            b = ",".join(str(c) for c in v.bin)
-            lines.append(f"{head} {v.view:>1} {'yes' if v.visible else 'no':>3} {b:>24} {_fa(v.frag_area):>4} "
-                         f"{_p(v.offset):>11} {_p(v.hw_offset):>11} {tail}".rstrip())
+            first = k == 0
+            scaled = "hw" if t.bin_scale_en else ("yes" if t.bin_is_scaled else "no")
+            rows.append([
+                str(t.index) if first else "", _p(t.pos) if first else "",
+                f"{t.extent[0]}x{t.extent[1]}" if first else "", _p(t.common_bin_start) if first else "",
+                str(v.view), "yes" if v.visible else "no", ",".join(str(c) for c in v.bin), _fa(v.frag_area),
+                _p(v.offset), _p(v.hw_offset), scaled if first else "", ("on" if t.lrz else "off") if first else "",
+                ("yes" if t.fast_store else "no") if first else ""])
+    lines += _columns(rows)
     warnings = register_warnings(plan)
     if warnings:
         lines += ["", f"warnings: {len(warnings)} value(s) do not fit their register field"]

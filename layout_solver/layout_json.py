@@ -76,10 +76,11 @@ def _tile_json(t: SubsampledTile, view: int, m: LayerMetadata, slots: Sequence[i
                              "(a bug of the model)")
     fa = t.frag_areas[view]
     return {
-        "cell": _pair(t.cell),
-        "first_cell": _pair(t.pos),
+        # a tile is named by its top-left cell ``pos`` everywhere (plan, layout, page, diff)
+        "pos": _pair(t.pos),
+        "root_cell": _pair(t.cell),
         "extent": _pair(t.extent),
-        "pos": _rect(t.stored_pos(view)),
+        "subsampled_pos": _rect(t.stored_pos(view)),
         "subsampled": t.is_subsampled(view),
         "frag_area": _pair(fa),
         "effective_frag_area": _pair(t.effective_frag_area(view)),
@@ -88,9 +89,10 @@ def _tile_json(t: SubsampledTile, view: int, m: LayerMetadata, slots: Sequence[i
     }
 
 
-def _apron_json(a: AprBlit) -> JsonDoc:
+def _apron_json(a: AprBlit, pos_of: dict[Pair, Pair]) -> JsonDoc:
+    """``dst_pos`` / ``src_pos``: the tiles (top-left cells) whose apron is written and read."""
     return {"src": [float(v) for v in a.src], "dst": _rect(a.dst), "edge": a.edge,
-            "dst_cell": _pair(a.dst_tile), "src_cell": _pair(a.src_tile)}
+            "dst_pos": _pair(pos_of[a.dst_tile]), "src_pos": _pair(pos_of[a.src_tile])}
 
 
 def _view_json(layout: SubsampledLayout, view: int, slots: dict[Pair, list[int]]) -> JsonDoc:
@@ -110,7 +112,8 @@ def _view_json(layout: SubsampledLayout, view: int, slots: dict[Pair, list[int]]
         doc["aprons"] = []
         return doc
     doc["bins"] = [_tile_json(t, view, m, slots[t.cell]) for t in layout.tiles if t.visible(view)]
-    doc["aprons"] = [_apron_json(a) for a in tu_calc_subsampled_aprons(layout, view)]
+    pos_of = {t.cell: t.pos for t in layout.tiles}
+    doc["aprons"] = [_apron_json(a, pos_of) for a in tu_calc_subsampled_aprons(layout, view)]
     return doc
 
 
@@ -165,8 +168,9 @@ def custom_resolve_json(layout: SubsampledLayout) -> JsonDoc:
     """What the custom-resolve subpass programs per rendered tile (docs/functions/custom_resolve.md)
     and the slots whose viewport stays in framebuffer space while the scissor does not."""
     patches = custom_resolve_plan(layout)
+    pos_of = {p.index: p.pos for p in patches}
     return {
-        "tiles": [{"index": p.index, "cell": _pair(p.cell), "subsampled": p.subsampled,
+        "tiles": [{"index": p.index, "pos": _pair(p.pos), "root_cell": _pair(p.cell), "subsampled": p.subsampled,
                    "views": [{"view": v.view, "visible": v.visible, "subsampled": v.subsampled,
                               "tile_start": _pair(v.tile_start), "rendering_frag_area": _pair(v.rendering_frag_area),
                               "gmem_frag_area": _pair(v.gmem_frag_area),
@@ -177,6 +181,7 @@ def custom_resolve_json(layout: SubsampledLayout) -> JsonDoc:
                               "scissor": [_pair(s.scissor[0]), _pair(s.scissor[1])],
                               "viewport_early_out": e} for s, e in zip(p.slots, p.viewport_early_out, strict=True)]}
                   for p in patches],
-        "viewport_scissor_mismatches": [{"index": m.index, "cell": _pair(m.cell), "slot": m.slot, "view": m.view,
+        "viewport_scissor_mismatches": [{"index": m.index, "pos": _pair(pos_of[m.index]), "slot": m.slot,
+                                         "view": m.view,
                                          "shift": _pair(m.shift)} for m in viewport_scissor_mismatches(patches)],
     }

@@ -1,8 +1,8 @@
-"""``turnip-fdm layout``: the layout pictures, the per-tile table and an index.html."""
+"""``turnip-fdm layout``: the layout pictures, the per-tile table and the interactive ``index.html``
+(:mod:`layout_solver.page`)."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -13,6 +13,7 @@ from fdm.report import plan_table
 from .aprons import tu_calc_subsampled_aprons
 from .draw import Canvas, to_png, to_svg
 from .metadata import sysmem_metadata
+from .page import ViewPictures, layout_page_data, page_html, sysmem_page_data
 from .pictures import framebuffer_picture, heat_rgb, raster_picture, subsampled_picture, to_rgb8
 from .solver import SubsampledLayout, tu_calc_subsampled
 
@@ -30,9 +31,11 @@ def layout_summary(layout: SubsampledLayout) -> str:
             f"{shifts} shifts, {unsub} un-subsample steps, {border} border (stick) tiles")
 
 
-def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int) -> list[tuple[str, Canvas, str]]:
+def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int
+                    ) -> tuple[list[tuple[str, Canvas, str]], ViewPictures]:
     """(c): the image in memory, the reconstruction sampled through the metadata transform and
-    its error against the expanded image, from the CPU reconstruction."""
+    its error against the expanded image, from the CPU reconstruction; and the same memory
+    image and error heat map for the interactive page (with its colour scale)."""
     from .reconstruct import reconstruction_images
     im = reconstruction_images(plan, layout, view)
     lo, hi = float(np.nanmin(im.scene)), float(np.nanmax(im.scene))
@@ -40,16 +43,20 @@ def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int) -
     err = np.nan_to_num(im.error, nan=0.0)
     worst = float(err.max())
     note = f"largest |error| {worst:.4g} (scene range {span:.3g}); white = 0"
+    memory, heat = _gray(im.subsampled, lo, span), heat_rgb(err)
+    page_pictures = ViewPictures(view=view, memory=memory, error=heat, error_max=worst or 1.0,
+                                 ramp=heat_rgb(np.linspace(0.0, 1.0, 64)[None, :], vmax=1.0),
+                                 memory_size=(layout.width0, layout.height0), error_size=plan.scenario.framebuffer)
     return [
         (f"memory_v{view}", raster_picture(f"(c) view {view}: subsampled image in memory after the apron blits "
-                                           f"({layout.width0}x{layout.height0})", _gray(im.subsampled, lo, span)),
+                                           f"({layout.width0}x{layout.height0})", memory),
          "(c) subsampled image contents"),
         (f"reconstruction_v{view}", raster_picture(f"(c) view {view}: sampled through the metadata transform "
                                                    f"(LINEAR, clamp to edge)", _gray(im.reconstructed, lo, span)),
          "(c) reconstruction"),
-        (f"error_v{view}", raster_picture(f"(c) view {view}: |subsampled - expanded| sampling error", heat_rgb(err),
+        (f"error_v{view}", raster_picture(f"(c) view {view}: |subsampled - expanded| sampling error", heat,
                                           note), "(c) error heat map"),
-    ]
+    ], page_pictures
 
 
 def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
@@ -82,6 +89,7 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
     draw_c = reconstruction_drawn(plan)
     views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
     pictures: list[tuple[str, Canvas, str]] = []
+    page_pictures: list[ViewPictures] = []
     outside = 0
     for v in views:
         aprons = tu_calc_subsampled_aprons(layout, v) if layout.solved else ()
@@ -90,8 +98,9 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
         pictures.append((f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"))
         pictures.append((f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image"))
         if layout.solved and draw_c:
-            pictures += _reconstruction(plan, layout, v)
-    table = plan_table(plan)
+            drawn, page_pics = _reconstruction(plan, layout, v)
+            pictures += drawn
+            page_pictures.append(page_pics)
     summary = layout_summary(layout)
     if outside:
         summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
@@ -101,14 +110,12 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
         summary += (f"; reconstruction pictures (c) not drawn: {w}x{h} exceeds the "
                     f"{MAX_RECONSTRUCTION_PIXELS}-pixel limit of the CPU reconstruction")
     files: dict[str, bytes] = {}
-    rows: list[tuple[str, str]] = []
-    for stem, canvas, caption in pictures:
+    for stem, canvas, _caption in pictures:
         files[stem + ".svg"] = to_svg(canvas).encode("utf-8")
         files[stem + ".png"] = to_png(canvas)
-        rows.append((stem, caption))
     ltable = _layout_table(layout)
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
-    files["index.html"] = _html(plan, summary, table, ltable, rows).encode("utf-8")
+    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures)).encode("utf-8")
     return files, summary
 
 
@@ -116,64 +123,27 @@ def sysmem_layout_files(plan: SysmemPlan) -> tuple[dict[str, bytes], str]:
     """``layout.txt`` and ``index.html`` for a pass turnip renders in sysmem: no bin is laid out;
     each layer gets the dummy metadata of ``tu6_sysmem_render_end``.  Returns the files and the
     one-line summary."""
-    sc = plan.scenario
     metas = sysmem_metadata(plan)
     summary = (f"subsampled layout: none - turnip renders this pass in sysmem ({plan.sysmem_reason}); "
                f"every layer gets dummy metadata: header scale 1, offset 0, one bin scaling by "
                f"{float(metas[0].bins[0].scale[0]):.9g} x {float(metas[0].bins[0].scale[1]):.9g}")
-    table = plan_table(plan)
-    text = summary + "\n"
-    page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>turnip-fdm: {html.escape(sc.name)}</title></head>
-<body>
-<h1>{html.escape(sc.name)}: {html.escape(sc.gpu.name)}, {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s)</h1>
-<p>{html.escape(summary)}</p>
-<h2>Plan</h2>
-<pre>{html.escape(table)}</pre>
-</body></html>
-"""
+    text = summary + "\n\n" + plan_table(plan) + "\n"
+    page = page_html(sysmem_page_data(plan, summary))
     return {"layout.txt": text.encode("utf-8"), "index.html": page.encode("utf-8")}, summary
 
 
 def _layout_table(layout: SubsampledLayout) -> str:
-    lines = [f"{'cell':>7} {'pos':>7} {'ext':>4} {'view':>4} {'subsampled_pos (x,y,w,h)':>26} {'fa_eff':>6} "
-             f"{'sub':>3} {'border':>6} {'fast':>4}"]
+    """One line per stored bin and view; the column names are the keys of ``layout --json``."""
+    rows = [["pos", "root_cell", "extent", "view", "subsampled_pos", "effective_frag_area", "subsampled",
+             "subsampled_border", "fast_store"]]
     for t in layout.tiles:
         for v in range(len(t.subsampled_pos)):
             r = t.subsampled_pos[v]
             if r is None:
                 continue
             fa = t.effective_frag_area(v)
-            lines.append(f"{t.cell[0]:>3},{t.cell[1]:<3} {t.pos[0]:>3},{t.pos[1]:<3} {t.extent[0]}x{t.extent[1]:<2} "
-                         f"{v:>4} {f'{r.x},{r.y},{r.w},{r.h}':>26} {f'{fa[0]}x{fa[1]}':>6} "
-                         f"{'yes' if t.is_subsampled(v) else 'no':>3} {'yes' if t.subsampled_border else 'no':>6} "
-                         f"{'yes' if t.fast_store else 'no':>4}")
-    return "\n".join(lines)
-
-
-def _html(plan: RenderPassPlan, summary: str, table: str, ltable: str, rows: Sequence[tuple[str, str]]) -> str:
-    sc = plan.scenario
-    figs = "\n".join(
-        f'<figure><a href="{stem}.svg"><img src="{stem}.png" alt="{html.escape(caption)}"></a>'
-        f'<figcaption>{html.escape(caption)} — <a href="{stem}.svg">SVG</a> · <a href="{stem}.png">PNG</a>'
-        f'</figcaption></figure>' for stem, caption in rows)
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8">
-<title>turnip-fdm: {html.escape(sc.name)}</title>
-<style>
-body {{ font-family: sans-serif; margin: 1.5em; color: #111; }}
-figure {{ display: inline-block; margin: 0 1em 1em 0; vertical-align: top; }}
-img {{ max-width: 100%; border: 1px solid #ccc; }}
-pre {{ font-size: 12px; background: #f6f6f6; padding: 0.8em; overflow-x: auto; }}
-</style></head>
-<body>
-<h1>{html.escape(sc.name)}: {html.escape(sc.gpu.name)}, {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s)</h1>
-<p>{html.escape(summary)}</p>
-{figs}
-<h2>Per-tile plan (walk order)</h2>
-<pre>{html.escape(table)}</pre>
-<h2>Subsampled layout</h2>
-<pre>{html.escape(ltable)}</pre>
-</body></html>
-"""
+            rows.append([f"{t.pos[0]},{t.pos[1]}", f"{t.cell[0]},{t.cell[1]}", f"{t.extent[0]}x{t.extent[1]}", str(v),
+                         f"{r.x},{r.y},{r.w},{r.h}", f"{fa[0]}x{fa[1]}", "yes" if t.is_subsampled(v) else "no",
+                         "yes" if t.subsampled_border else "no", "yes" if t.fast_store else "no"])
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return "\n".join(" ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) for r in rows)

@@ -33,7 +33,7 @@ float32); an inline table ``{approx = X, tol = T}`` matches ``|actual - X| <= T`
                               ``depth_cache`` ([start, end)), ``budget_avoid_ccu``, ``budget_full``.
 ``layout`` (``layout_solver.tu_calc_subsampled`` of the plan; aprons and reconstruction of view 0):
   ``width0``, ``height0``, ``solved``, ``log`` (solver events), ``shifts``, ``unsubsample_steps``,
-  ``border_tiles`` (counts), ``tile["x,y"]`` (SubsampledTile of root cell x, y),
+  ``border_tiles`` (counts), ``tile["x,y"]`` (SubsampledTile whose top-left cell ``pos`` is x, y: a tile is named by its first cell everywhere),
   ``aprons.newest`` / ``aprons.older`` (the blits of each revision),
   ``apron_outside_image.newest`` / ``.older`` (those whose destination passes width0 or height0),
   ``detached_edges`` (``detached_image_edges``), ``inconsistent_adjacent_tiles``,
@@ -240,7 +240,7 @@ def layout_doc(plan: RenderPassPlan) -> Lazy:
         "shifts": lambda: sum(e.kind == "shift" for e in L.log),
         "unsubsample_steps": lambda: sum(e.kind == "unsubsample" for e in L.log),
         "border_tiles": lambda: sum(bool(t.subsampled_border) for t in L.tiles),
-        "tile": lambda: {_key(t.cell): jsonable(t) for t in L.tiles},
+        "tile": lambda: {_key(t.pos): jsonable(t) for t in L.tiles},
         "aprons": lambda: Lazy({r: (lambda r=r: jsonable(aprons(r))) for r in revisions}),
         "apron_outside_image": lambda: Lazy({r: (lambda r=r: outside(r)) for r in revisions}),
         "detached_edges": lambda: jsonable(detached_image_edges(L, 0)),

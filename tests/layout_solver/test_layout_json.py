@@ -38,7 +38,7 @@ def doc_of(plan, views=None):
 
 
 def by_cell(view_doc):
-    return {tuple(b["cell"]): b for b in view_doc["bins"]}
+    return {tuple(b["root_cell"]): b for b in view_doc["bins"]}
 
 
 def is_float32(x):
@@ -69,7 +69,7 @@ def test_11_7_header_and_bins(plan_11_7):
     bins = by_cell(v)
     assert len(bins) == 24                                   # every cell is its own visible root
     # row 0: x = 0, 288, 480, 672, 864, 980 with widths 192, 96, 96, 96, 96, 20
-    assert [bins[(x, 0)]["pos"] for x in range(6)] == [
+    assert [bins[(x, 0)]["subsampled_pos"] for x in range(6)] == [
         [0, 0, 192, 160], [288, 0, 96, 80], [480, 0, 96, 80], [672, 0, 96, 80], [864, 0, 96, 80], [980, 0, 20, 80]]
     assert [bins[(x, 0)]["subsampled"] for x in range(6)] == [False] + [True] * 5
     assert bins[(1, 0)]["frag_area"] == [2, 2] and bins[(0, 0)]["effective_frag_area"] == [1, 1]
@@ -77,10 +77,10 @@ def test_11_7_header_and_bins(plan_11_7):
     b10 = bins[(1, 0)]
     assert b10["scale"] == [0.5, 0.5] and b10["offset"] == [q(192, 1000), 0.0]
     assert f32(b10["offset"][0]) == f32(0.192)
-    assert b10["metadata_bins"] == [1] and b10["cell"] == b10["first_cell"] == [1, 0] and b10["extent"] == [1, 1]
+    assert b10["metadata_bins"] == [1] and b10["root_cell"] == b10["pos"] == [1, 0] and b10["extent"] == [1, 1]
     # bin (1,1): (0.5, 0.5, 0.192, (160 - 160/2)/600 = 0.13333334); bin index 1·6 + 1
     b11 = bins[(1, 1)]
-    assert b11["pos"] == [288, 160, 96, 80]
+    assert b11["subsampled_pos"] == [288, 160, 96, 80]
     assert b11["scale"] == [0.5, 0.5] and b11["offset"] == [q(192, 1000), q(80, 600)]
     assert f32(b11["offset"][1]) == f32(0.13333334) and b11["metadata_bins"] == [7]
     # bin (0,0): (1, 1, 0, 0) (fa (1,1): not subsampled)
@@ -88,9 +88,9 @@ def test_11_7_header_and_bins(plan_11_7):
     # by hand from §7.2/§7.6: (5,0) sticks: [980, 1000), b_s.x = 960 -> (980 - 480)/1000 = 0.5;
     # row 3 sticks in y: [540, 600), b_s.y = 480 -> (540 - 240)/600 = 0.5; (0,3) unsubsampled [480, 600)
     assert bins[(5, 0)]["offset"] == [0.5, 0.0]
-    assert bins[(1, 3)]["pos"] == [288, 540, 96, 60] and bins[(1, 3)]["offset"] == [q(192, 1000), 0.5]
-    assert bins[(5, 3)]["pos"] == [980, 540, 20, 60] and bins[(5, 3)]["offset"] == [0.5, 0.5]
-    assert bins[(0, 3)]["pos"] == [0, 480, 192, 120] and bins[(0, 3)]["metadata_bins"] == [18]
+    assert bins[(1, 3)]["subsampled_pos"] == [288, 540, 96, 60] and bins[(1, 3)]["offset"] == [q(192, 1000), 0.5]
+    assert bins[(5, 3)]["subsampled_pos"] == [980, 540, 20, 60] and bins[(5, 3)]["offset"] == [0.5, 0.5]
+    assert bins[(0, 3)]["subsampled_pos"] == [0, 480, 192, 120] and bins[(0, 3)]["metadata_bins"] == [18]
 
 
 def test_11_10_aprons(plan_11_7):
@@ -99,7 +99,7 @@ def test_11_10_aprons(plan_11_7):
     assert len(A) == 130
 
     def blits(dst, src):
-        return [(a["dst"], a["src"], a["edge"]) for a in A if a["dst_cell"] == dst and a["src_cell"] == src]
+        return [(a["dst"], a["src"], a["edge"]) for a in A if a["dst_pos"] == dst and a["src_pos"] == src]
 
     assert blits([0, 0], [1, 0]) == [([192, 0, 2, 160], [288.0, 0.0, 289.0, 80.0], "vertical")]
     assert blits([1, 0], [0, 0]) == [([286, 0, 2, 80], [188.0, 0.0, 192.0, 160.0], "vertical")]
@@ -126,10 +126,10 @@ def test_11_9_header_and_bins(plan_11_9):
     # the extra column 6 and row 4 of the FDM-offset grid are not rendered: no entries
     assert set(bins) == {(x, y) for x in range(6) for y in range(4)}
     # column 0 [0, 20), columns 1-4 at 96, 288, 480, 672 (width 96), column 5 (stick) [1000, 1096)
-    assert [bins[(x, 0)]["pos"][0::2] for x in range(6)] == [[0, 20], [96, 96], [288, 96], [480, 96], [672, 96],
+    assert [bins[(x, 0)]["subsampled_pos"][0::2] for x in range(6)] == [[0, 20], [96, 96], [288, 96], [480, 96], [672, 96],
                                                             [1000, 96]]
     # row 0 [0, 72), rows 1-2 at 160, 320 (height 80), row 3 (stick) [564, 632)
-    assert [bins[(1, y)]["pos"][1::2] for y in range(4)] == [[0, 72], [160, 80], [320, 80], [564, 68]]
+    assert [bins[(1, y)]["subsampled_pos"][1::2] for y in range(4)] == [[0, 72], [160, 80], [320, 80], [564, 68]]
     # size_ratio / 2 = (1000/1096 / 2, 600/632 / 2) = (0.45620438, 0.47468355)
     scale = [float(f32(q(1000, 1096)) / f32(2)), float(f32(q(600, 632)) / f32(2))]
     assert all(b["scale"] == scale and b["subsampled"] for b in bins.values())
@@ -138,14 +138,14 @@ def test_11_9_header_and_bins(plan_11_9):
     assert bins[(1, 0)]["offset"] == [q(76, 1096), 0.0] and f32(bins[(1, 0)]["offset"][0]) == f32(0.06934307)
     # bin (5,1): offset ((1000 - 808/2)/1096 = 0.54380, (160 - 144/2)/632 = 0.13924); index 1·7 + 5
     b51 = bins[(5, 1)]
-    assert b51["pos"] == [1000, 160, 96, 80] and b51["metadata_bins"] == [12]
+    assert b51["subsampled_pos"] == [1000, 160, 96, 80] and b51["metadata_bins"] == [12]
     assert b51["offset"] == [q(596, 1096), q(88, 632)]
     assert (f32(b51["offset"][0]), f32(b51["offset"][1])) == (f32(0.54379565), f32(0.1392405))
 
 
 def test_11_10_aprons_with_offset(plan_11_9):
     A = doc_of(plan_11_9)["views"][0]["aprons"]
-    got = {(tuple(a["dst_cell"]), tuple(a["src_cell"])): (a["dst"], a["src"]) for a in A}
+    got = {(tuple(a["dst_pos"]), tuple(a["src_pos"])): (a["dst"], a["src"]) for a in A}
     assert got[(0, 0), (1, 0)] == ([20, 0, 2, 72], [96.0, 0.0, 98.0, 72.0])
     assert got[(1, 0), (0, 0)] == ([94, 0, 2, 72], [18.0, 0.0, 20.0, 72.0])
     assert got[(4, 0), (5, 0)] == ([768, 0, 2, 72], [1000.0, 0.0, 1002.0, 72.0])
@@ -212,7 +212,7 @@ def test_merged_tile_lists_every_metadata_bin(plan_merged_stick):
     one group rooted at (2,2); both cells' bins (indices 6 and 10) carry the root's values."""
     (v,) = doc_of(plan_merged_stick)["views"]
     b = by_cell(v)[(2, 2)]
-    assert b["first_cell"] == [2, 1] and b["extent"] == [1, 2] and b["metadata_bins"] == [6, 10]
+    assert b["pos"] == [2, 1] and b["extent"] == [1, 2] and b["metadata_bins"] == [6, 10]
     assert (2, 1) not in by_cell(v)                             # a merged-away cell has no entry of its own
     listed = [i for x in v["bins"] for i in x["metadata_bins"]]
     assert len(listed) == len(set(listed)) and set(listed) <= set(range(v["bins_written"]))
