@@ -41,6 +41,7 @@ render area or outside every rendered bin keep the background.  See docs/replay.
 """
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
@@ -93,6 +94,8 @@ BG: tuple[int, int, int, int] = (0xB0B0, 0xB0B0, 0, 0)
 CLEAR: tuple[int, int, int, int] = (0xC1EA, 0xC1EA, 0, 0)
 #: what GMEM holds before a tile's load or clear
 GARBAGE: tuple[int, int, int, int] = (0xDEAD, 0xBEEF, 0, 0)
+#: the colour of the scene's ``clear_rects`` (``vkCmdClearAttachments`` after the draw)
+CLEAR_RECT: tuple[int, int, int, int] = (0xC2C2, 0xC2C2, 1, 1)
 LOAD_OPS = ("clear", "load")
 #: ``a2d``: every tile through the scaled A2D store; ``planned``: the fast (1:1) store where the
 #: plan's ``fast_store`` predicate says so
@@ -100,10 +103,27 @@ STORES = ("a2d", "planned")
 
 
 # ---- the scene --------------------------------------------------------------------------
-def replay_scene(scenario: Mapping[str, Any], load_op: str = "clear", store: str = "a2d") -> dict[str, Any]:
+def replay_scene(scenario: Mapping[str, Any], load_op: str = "clear", store: str = "a2d", *,
+                 clear_rects: Sequence[Sequence[int]] = ()) -> dict[str, Any]:
     """A replay scene: the scenario mapping (the file schema, docs/scenario.md), the colour
-    attachment's load op and the store path (:data:`STORES`)."""
-    return {"scenario": dict(scenario), "load_op": load_op, "store": store}
+    attachment's load op, the store path (:data:`STORES`) and the framebuffer rectangles
+    ``(x, y, w, h)`` cleared to :data:`CLEAR_RECT` by ``vkCmdClearAttachments`` after the draw."""
+    scene: dict[str, Any] = {"scenario": dict(scenario), "load_op": load_op, "store": store}
+    if clear_rects:
+        scene["clear_rects"] = [list(r) for r in clear_rects]
+    return scene
+
+
+def clear_rects(scene: Scene) -> tuple[Rect4, ...]:
+    """The scene's ``clear_rects``, checked: ``(x, y, w, h)`` with non-negative integer offsets
+    and positive extents (VUID-vkCmdClearAttachments-rect-02682/02683)."""
+    out = []
+    for i, r in enumerate(scene.get("clear_rects", ())):
+        if (not isinstance(r, Sequence) or len(r) != 4 or not all(isinstance(v, int) for v in r)
+                or r[0] < 0 or r[1] < 0 or r[2] <= 0 or r[3] <= 0):
+            raise ScenarioError(f"clear_rects[{i}]", f"must be [x, y, w, h] with x, y >= 0 and w, h > 0, got {r!r}")
+        out.append((r[0], r[1], r[2], r[3]))
+    return tuple(out)
 
 
 def plan_scene(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
@@ -114,6 +134,7 @@ def plan_scene(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
     store = scene.get("store", "a2d")
     if store not in STORES:
         raise ScenarioError("store", f"must be one of {', '.join(STORES)}, got {store!r}")
+    clear_rects(scene)
     sc = fdm.parse_scenario(scene["scenario"])
     if sc.layers != 1 or sc.fdm_per_layer:
         raise NotModelled("replay", "layered (VALVE) passes are not replayed: one framebuffer layer per view")
@@ -205,50 +226,78 @@ def _hw_offset(tile: TilePlan, slot: int) -> Pair:
     return tile.foveat.offsets[slot] if tile.foveat.binscaleen else (0, 0)
 
 
-class _Replayer:
-    def __init__(self, ctx: Vulkan, sc: fdm.Scenario, plan: RenderPassPlan, load_op: str, store: str):
+class Replayer:
+    """Turnip's per-bin scheme for one scene: for every rendered tile and visible view, fill GMEM
+    with garbage, load or clear, draw with the slot's patched viewport and scissor, store.
+
+    The base class draws the full-screen triangle of ``fdm_coord.frag`` into two RGBA16_UINT
+    attachments and stores through the A2D path; the scenes of the ``replay_*`` modules subclass
+    it (:attr:`fmt`, :attr:`frag`, :attr:`n_attachments`, the colours; :meth:`draw_geometry` for
+    other geometry, :meth:`after_store` / :meth:`finish` for what happens after a tile's store
+    and after the last tile)."""
+
+    fmt: str = FMT
+    frag: str = "fdm_coord.frag.spv"
+    n_attachments: int = len(ATTACHMENTS)
+    bg: tuple[float, ...] = BG
+    clear: tuple[float, ...] = CLEAR
+    garbage: tuple[float, ...] = GARBAGE
+    #: fragment push-constant bytes: frag_size, frag_offset, the application's viewport, then
+    #: :meth:`push_tail`
+    push_bytes: int = 32
+
+    def __init__(self, ctx: Vulkan, sc: fdm.Scenario, plan: RenderPassPlan, load_op: str, store: str,
+                 clear_rects: Sequence[Rect4] = ()):
         self.ctx, self.sc, self.plan, self.load_op, self.store = ctx, sc, plan, load_op, store
+        self.clear_rects = tuple(clear_rects)
         self.size = scratch_size(plan)
         lim = ctx.vk.vkGetPhysicalDeviceProperties(ctx.physical).limits
         self.bounds = (float(lim.viewportBoundsRange[0]), float(lim.viewportBoundsRange[1]))
         self.max_viewport = (int(lim.maxViewportDimensions[0]), int(lim.maxViewportDimensions[1]))
-        n = len(ATTACHMENTS)
-        self.rp = render_pass(ctx, [FMT] * n, "load")
-        self.pipe = FullscreenPipeline(ctx, self.rp, load_spv("fdm_coord.frag.spv"), 32, attachments=n)
-        self.gmem = [color_image(ctx, self.size[0], self.size[1], FMT) for _ in range(n)]
+        n = self.n_attachments
+        self.make_pass()
+        self.gmem = [color_image(ctx, self.size[0], self.size[1], self.fmt) for _ in range(n)]
         self.gmem_fb = framebuffer(ctx, self.rp, self.gmem)
-        self.staging = color_image(ctx, self.size[0], self.size[1], FMT)
+        self.staging = color_image(ctx, self.size[0], self.size[1], self.fmt)
         #: views[v][a]: the framebuffer image of view v, attachment a
-        self.views = [[color_image(ctx, self.size[0], self.size[1], FMT) for _ in range(n)]
+        self.views = [[color_image(ctx, self.size[0], self.size[1], self.fmt) for _ in range(n)]
                       for _ in range(sc.fdm_layers)]
-        self.stats = {"tiles": len(plan.tiles), "views_rendered": 0, "draws": 0, "empty_scissors": 0,
-                      "bad_viewports": 0, "loads": 0, "clears": 0, "stores": 0, "fast_stores": 0,
-                      "skipped_rects": 0}
+        self.stats: dict[str, Any] = {
+            "tiles": len(plan.tiles), "views_rendered": 0, "draws": 0, "empty_scissors": 0, "bad_viewports": 0,
+            "loads": 0, "clears": 0, "clear_rects": 0, "stores": 0, "fast_stores": 0, "skipped_rects": 0}
+
+    def make_pass(self) -> None:
+        """The GMEM render pass and the pipeline (``self.rp``, ``self.pipe``)."""
+        self.rp = render_pass(self.ctx, [self.fmt] * self.n_attachments, "load")
+        self.pipe = FullscreenPipeline(self.ctx, self.rp, load_spv(self.frag), self.push_bytes,
+                                       attachments=self.n_attachments)
+
+    def push_tail(self) -> list[float]:
+        """Push constants after the application's viewport (none in the base class)."""
+        return []
 
     def record(self, cb: Handle) -> None:
         for imgs in self.views:
             for img in imgs:
-                cmd_clear_image(self.ctx, cb, img, BG)
+                cmd_clear_image(self.ctx, cb, img, self.bg)
         for tile in self.plan.tiles:
             for v in range(self.sc.fdm_layers):
                 if tile.views[v].visible:
                     self.tile_view(cb, tile, v)
+        self.finish(cb)
+
+    def finish(self, cb: Handle) -> None:
+        """After the last tile (the base class does nothing)."""
 
     def _fits(self, b: Box | None) -> Box | None:
-        if b is None:
-            return None
-        if not _inside(b, self.size):
-            self.stats["skipped_rects"] += 1
-            return None
-        return b
+        return fits(b, self.size, self.stats)
 
-    def tile_view(self, cb: Handle, tile: TilePlan, v: int) -> None:
+    def load(self, cb: Handle, tile: TilePlan, v: int) -> None:
+        """GMEM garbage, then ``LOAD_OP_LOAD``'s scaled blit (outside the render pass)."""
         ctx, gmem, fbimgs = self.ctx, self.gmem, self.views[v]
-        self.stats["views_rendered"] += 1
-        ra = _render_area(self.sc, v)
         blits = tile.blits[v]
         for g in gmem:
-            cmd_clear_image(ctx, cb, g, GARBAGE)
+            cmd_clear_image(ctx, cb, g, self.garbage)
         if self.load_op == "load" and blits.load_src is not None and blits.load_dst is not None:
             # the 3D-blit load draws through viewport 0: the hardware adds slot 0's o'
             src = self._fits(_rect_box(blits.load_src))
@@ -257,17 +306,39 @@ class _Replayer:
                 for fbimg, g in zip(fbimgs, gmem, strict=True):
                     cmd_blit(ctx, cb, fbimg, src, g, _shift(dst, _hw_offset(tile, 0)))
                 self.stats["loads"] += 1
+
+    def gmem_clear(self, cb: Handle, tile: TilePlan, v: int, rect: Rect4, value: Sequence[float]) -> bool:
+        """A GMEM clear of the framebuffer rectangle ``rect`` through ``fdm_apply_gmem_clear_coords``
+        (the resolve engine is not behind the FOVEAT offset: no o'), inside the render pass."""
+        tl, br = gmem_clear_coords(tile, v, rect)
+        box = _intersect(_inclusive_box(tl, br), (0, 0, self.size[0], self.size[1]))
+        if box is None:
+            return False
+        for i, g in enumerate(self.gmem):
+            cmd_clear_rect(self.ctx, cb, g, _box_rect(box), value, attachment=i)
+        return True
+
+    def tile_view(self, cb: Handle, tile: TilePlan, v: int) -> None:
+        ctx, gmem = self.ctx, self.gmem
+        self.stats["views_rendered"] += 1
+        ra = _render_area(self.sc, v)
+        self.load(cb, tile, v)
         cmd_begin_render_pass(ctx, cb, self.rp, self.gmem_fb, gmem, (0, 0, self.size[0], self.size[1]))
-        if self.load_op == "clear":
-            # the resolve engine is not behind the FOVEAT offset: no o' (fdm.clears)
-            tl, br = gmem_clear_coords(tile, v, ra)
-            rect = _intersect(_inclusive_box(tl, br), (0, 0, self.size[0], self.size[1]))
-            if rect is not None:
-                for i, g in enumerate(gmem):
-                    cmd_clear_rect(ctx, cb, g, _box_rect(rect), CLEAR, attachment=i)
-                self.stats["clears"] += 1
+        if self.load_op == "clear" and self.gmem_clear(cb, tile, v, ra, self.clear):
+            self.stats["clears"] += 1
         self.draw(cb, tile, v)
+        for rect in self.clear_rects:
+            # vkCmdClearAttachments after the draw: the generic clear's patchpoint
+            if self.gmem_clear(cb, tile, v, rect, CLEAR_RECT):
+                self.stats["clear_rects"] += 1
         cmd_end_render_pass(ctx, cb)
+        self.store_view(cb, tile, v, ra)
+        self.after_store(cb, tile, v)
+
+    def store_view(self, cb: Handle, tile: TilePlan, v: int, ra: Rect4) -> None:
+        """The store of every attachment: the A2D scaled blit (or the fast 1:1 copy as planned)."""
+        ctx, gmem, fbimgs = self.ctx, self.gmem, self.views[v]
+        blits = tile.blits[v]
         if self.store == "planned" and tile.fast_store:
             # the resolve engine copies the GMEM window 1:1 onto the bin (window offset b_cs)
             kept = self._fits(_intersect(_rect_box(tile.views[v].bin), _rect_box(ra)))
@@ -286,37 +357,63 @@ class _Replayer:
                     cmd_copy(ctx, cb, self.staging, fbimg, _box_rect(kept))
             self.stats["stores"] += 1
 
-    def draw(self, cb: Handle, tile: TilePlan, v: int) -> None:
-        ctx = self.ctx
+    def after_store(self, cb: Handle, tile: TilePlan, v: int) -> None:
+        """After a tile's store of view ``v`` (the base class does nothing)."""
+
+    def draw_state(self, tile: TilePlan, v: int) -> tuple[tuple[float, float, float, float], Rect4] | None:
+        """The patched viewport ``(x, y, w, h)`` with ``o'`` and the scissor (the screen scissor ∩
+        the viewport scissor ∩ the window scissor, each where the hardware applies it), or None
+        when nothing can be drawn (counted)."""
         slot = _slot(self.plan, v)
         patch = tile.slots[slot]
         hw = _hw_offset(tile, slot)
         x, y, w, h = patch.viewport
         x, y = x + hw[0], y + hw[1]
         ws_off = hw if tile.bin_scale_en else (0, 0)
-        # the screen scissor, the viewport scissor and the window scissor all clip
         scissor = _intersect(_shift_opt(_inclusive_box(*patch.scissor), hw),
                              _shift_opt(_inclusive_box(*patch.viewport_scissor), hw),
                              _shift_opt(_inclusive_box(*tile.window_scissor), ws_off),
                              (0, 0, self.size[0], self.size[1]))
         if scissor is None:
             self.stats["empty_scissors"] += 1
-            return
+            return None
         lo, hi = self.bounds
         ys = sorted((y, y + h))
         if not (0 < w <= self.max_viewport[0] and 0 < abs(h) <= self.max_viewport[1]
                 and lo <= x and x + w <= hi and lo <= ys[0] and ys[1] <= hi):
             self.stats["bad_viewports"] += 1
+            return None
+        return (x, y, w, h), _box_rect(scissor)
+
+    def draw(self, cb: Handle, tile: TilePlan, v: int) -> None:
+        ctx = self.ctx
+        state = self.draw_state(tile, v)
+        if state is None:
             return
+        (x, y, w, h), scissor = state
         fs = tile.fs_params[v]
         uv = self.sc.viewports[_user_index(self.sc, v)]
         self.pipe.bind(cb)
         cmd_set_viewport(ctx, cb, x, y, w, h)
-        cmd_set_scissor(ctx, cb, _box_rect(scissor))
+        cmd_set_scissor(ctx, cb, scissor)
         cmd_push_constants(ctx, cb, self.pipe, [fs.frag_size[0], fs.frag_size[1], fs.frag_offset[0],
-                                                fs.frag_offset[1], uv.x, uv.y, uv.w, uv.h])
-        cmd_draw_fullscreen(ctx, cb)
+                                                fs.frag_offset[1], uv.x, uv.y, uv.w, uv.h, *self.push_tail()])
+        self.draw_geometry(cb, tile, v)
+
+    def draw_geometry(self, cb: Handle, tile: TilePlan, v: int) -> None:
+        """The draw calls, with the pipeline, viewport, scissor and FS parameters set."""
+        cmd_draw_fullscreen(self.ctx, cb)
         self.stats["draws"] += 1
+
+
+def fits(b: Box | None, size: Pair, stats: dict[str, Any]) -> Box | None:
+    """``b`` when it lies inside an image of ``size``, else None (counted as a skipped rect)."""
+    if b is None:
+        return None
+    if not _inside(b, size):
+        stats["skipped_rects"] += 1
+        return None
+    return b
 
 
 def image_names(view: int) -> list[str]:
@@ -330,7 +427,8 @@ def run_replay(ctx: Vulkan, scene: Scene) -> CaseOutput:
     require_graphics(ctx, FMT)
     w, h = sc.framebuffer
     with ctx.scope():
-        r = _Replayer(ctx, sc, plan, scene.get("load_op", "clear"), scene.get("store", "a2d"))
+        r = Replayer(ctx, sc, plan, scene.get("load_op", "clear"), scene.get("store", "a2d"),
+                     clear_rects=clear_rects(scene))
         ctx.run(r.record)
         images = {name: read_image(ctx, img)[:h, :w].copy()
                   for v, imgs in enumerate(r.views) for name, img in zip(image_names(v), imgs, strict=True)}
@@ -357,11 +455,13 @@ def _density_positive(sc: fdm.Scenario, view: int) -> bool:
     return bool(np.all(values > 0))
 
 
-def oracle_view(sc: fdm.Scenario, plan: RenderPassPlan, view: int, load_op: str
-                ) -> tuple[npt.NDArray[np.uint16], list[str]]:
+def oracle_view(sc: fdm.Scenario, plan: RenderPassPlan, view: int, load_op: str, *,
+                clear_rects: Sequence[Rect4] = ()) -> tuple[npt.NDArray[np.uint16], list[str]]:
     """The framebuffer of ``view`` the spec's large-fragment semantics give for the plan's bins
     and fragment areas, and the problems of the bins themselves (overlaps; holes where the
-    density map has no zero)."""
+    density map has no zero).  ``clear_rects`` (``vkCmdClearAttachments`` after the draw,
+    clears.adoc: each rect is rasterized like a primitive): a fragment is cleared, all its pixels,
+    iff its sample (the centre) lies in the rect, ``[x, x + w)`` per axis."""
     w, h = sc.framebuffer
     want = np.empty((h, w, 4), dtype=np.uint16)
     want[...] = BG
@@ -395,6 +495,11 @@ def oracle_view(sc: fdm.Scenario, plan: RenderPassPlan, view: int, load_op: str
         val[..., 3] = fh
         drawn = drawn_y[:, None] & drawn_x[None, :]
         want[y0:y1, x0:x1] = np.where(drawn[..., None], val, undrawn)
+        for rx, ry, rw, rh in clear_rects:
+            in_x = np.array([_in_span(c, Fraction(rx), Fraction(rx + rw)) for c in cx])
+            in_y = np.array([_in_span(c, Fraction(ry), Fraction(ry + rh)) for c in cy])
+            hit = in_y[:, None] & in_x[None, :]
+            want[y0:y1, x0:x1][hit] = CLEAR_RECT
         cover[y0:y1, x0:x1] += 1
     problems = []
     over = int(np.count_nonzero(cover > 1))
@@ -418,7 +523,7 @@ def judge_replay(scene: Scene, out: CaseOutput) -> Verdict:
     mismatches: list[Mapping[str, Any]] = []
     pixels = 0
     for v in range(sc.fdm_layers):
-        want, probs = oracle_view(sc, plan, v, load_op)
+        want, probs = oracle_view(sc, plan, v, load_op, clear_rects=clear_rects(scene))
         problems += probs
         pixels += want.shape[0] * want.shape[1]
         for name in image_names(v):
@@ -453,8 +558,19 @@ def _radial(size: Pair, center: Sequence[float], radii: Sequence[float], densiti
             "densities": list(densities)}
 
 
+#: the modules of the other replay groups, each with ``cases()`` (imported when the cases are listed)
+SCENE_MODULES: tuple[str, ...] = ()
+
 #: per GPU: a framebuffer of 4×4 tiles (3×4 on a750) and the tile size
-_GPUS: dict[str, tuple[Pair, Pair]] = {"a730": ((256, 128), (64, 32)), "a750": ((288, 128), (96, 32))}
+_GPUS: dict[str, tuple[Pair, Pair]] = {"a650": ((288, 128), (96, 32)), "a730": ((256, 128), (64, 32)),
+                                       "a750": ((288, 128), (96, 32))}
+#: the profiles every group runs on: a6xx (no HW bin scaling, LRZ rule not emitted), a7xx gen1 (no
+#: HW bin scaling), a7xx gen3 (HW bin scaling: o')
+GPUS: tuple[str, ...] = ("a650", "a730", "a750")
+
+
+def _hw(gpu: str) -> str:
+    return "HW bin scaling: viewports and scissors carry o'" if gpu == "a750" else "no HW bin scaling"
 
 
 def _base(gpu: str, **fields: Any) -> dict[str, Any]:
@@ -473,8 +589,8 @@ def replay_cases() -> list[Case]:
     """The replay group: every case is small (a few hundred pixels a side) so that the group
     runs in seconds on lavapipe with the validation layer."""
     cases: list[Case] = []
-    for gpu in ("a730", "a750"):
-        hw = "HW bin scaling: viewports and scissors carry o'" if gpu == "a750" else "no HW bin scaling"
+    for gpu in GPUS:
+        hw = _hw(gpu)
         for area, d in (("1x1", 1.0), ("2x2", 0.5), ("4x4", 0.25)):
             cases.append(_case(f"replay.uniform_area.{area}.{gpu}",
                                f"uniform fragment area {area} on every bin, merging off ({hw})",
@@ -482,7 +598,7 @@ def replay_cases() -> list[Case]:
     cases.append(_case("replay.uniform_area.unorm8_half.a750",
                        "R8G8_UNORM density 0.5 (stored 128): fragment area (1,2) on every bin (finding e)",
                        replay_scene(_base("a750", density=_constant(0.5, fmt="R8G8_UNORM")))))
-    for gpu in ("a730", "a750"):
+    for gpu in GPUS:
         fb, tile = (384, 256), _GPUS[gpu][1]
         fov = {"format": "R32G32_SFLOAT",
                "views": [_radial((12, 8), (176, 120), (48, 96), (1.0, 0.5, 0.25))]}
@@ -492,13 +608,13 @@ def replay_cases() -> list[Case]:
                            replay_scene({"gpu": gpu, "framebuffer": list(fb), "tile_size": list(tile),
                                          "bin_merging": "off", "density": fov})))
     for gpu, variant, off in (("a750", "both_axes", (8, -16)), ("a730", "both_axes", (8, -16)),
-                              ("a750", "wrap", (104, -40))):
+                              ("a650", "both_axes", (8, -16)), ("a750", "wrap", (104, -40))):
         fov = {"format": "R32G32_SFLOAT", "views": [_radial((12, 8), (150, 70), (40, 80), (1.0, 0.5, 0.25))]}
         cases.append(_case(f"replay.fdm_offset.{variant}.{gpu}",
                            f"FDM offset {list(off)}: bins shifted by b_o, the extra row and column, the first "
                            "row and column shrunk" + (" (|u| larger than a tile: b_o wraps)" if variant == "wrap"
                                                        else ""),
-                           replay_scene(_base(gpu, framebuffer=[288, 192] if gpu == "a750" else [256, 192],
+                           replay_scene(_base(gpu, framebuffer=[256, 192] if gpu == "a730" else [288, 192],
                                               fdm_offset_create_flag=True, fdm_offsets=[list(off)],
                                               density=fov))))
     mv = {"format": "R32G32_SFLOAT",
@@ -511,7 +627,7 @@ def replay_cases() -> list[Case]:
     cases.append(_case("replay.merged_bins.upstream_4x4.a730",
                        "upstream bin merging with a uniform 4x4 map: 2x2 groups rendered as one bin",
                        replay_scene(_base("a730", bin_merging="upstream", density=_constant(0.25)))))
-    for gpu in ("a730", "a750"):
+    for gpu in GPUS:
         fb = _GPUS[gpu][0]
         # edges where rounding outward and the fragment-centre rule agree for fa 4:
         # left/top edges 1 or 2 past a fragment start, right/bottom edges 3 past one
@@ -520,7 +636,7 @@ def replay_cases() -> list[Case]:
                            "and the spec's centre sample agree)",
                            replay_scene(_base(gpu, density=_constant(0.25),
                                               scissors=[[13, 6, fb[0] - 13 - 21, 97]]))))
-    for gpu in ("a730", "a750"):
+    for gpu in GPUS:
         fb = (384, 256)
         fov = {"format": "R32G32_SFLOAT", "views": [_radial((12, 8), (176, 120), (48, 96), (1.0, 0.5, 0.25))]}
         # quarter-pixel edges: no fragment centre lies on one (no tie for the rasterisation rule)
@@ -545,6 +661,55 @@ def replay_cases() -> list[Case]:
     cases.append(_case("replay.invisible.density0.a730",
                        "density 0 far from the centre: those bins are not rendered and keep the background",
                        replay_scene(_base("a730", density=inv))))
+    cases += baseline_cases() + clear_cases()
+    for module in SCENE_MODULES:
+        cases += importlib.import_module(f"{__package__}.{module}").cases()
+    return cases
+
+
+def baseline_cases() -> list[Case]:
+    """D9: an all-1.0 map (single view and 2-view multiview) is the identity: 1x1 fragments,
+    ``o = 0``, a plain render.  The oracle's values are distinct per pixel, so equality means
+    every pixel shaded exactly once at its own centre."""
+    cases = []
+    for gpu in GPUS:
+        for views in (1, 2):
+            name = "single_view" if views == 1 else "multiview_2"
+            cases.append(_case(f"replay.baseline.{name}.{gpu}",
+                               f"D9: an all-1.0 density map, {views} view(s): identity (fa 1x1, o = 0), a plain "
+                               f"render ({_hw(gpu)})",
+                               replay_scene(_base(gpu, views=views, density=_constant(1.0, views=views)))))
+    return cases
+
+
+#: vkCmdClearAttachments rectangles whose edges the outward rounding of
+#: ``fdm_apply_gmem_clear_coords`` and the spec's fragment-centre rule treat alike: for fa 2, odd
+#: starts and even ends; for fa 4, starts 1 or 2 past a fragment start and ends 3 past one
+_AGREEING_CLEARS: dict[str, list[list[int]]] = {
+    "2x2": [[3, 5, 35, 37], [41, 1, 21, 23]],        # (3,5)-(38,42), (41,1)-(62,24)
+    "4x4": [[5, 6, 34, 37], [42, 1, 25, 30]],        # (5,6)-(39,43), (42,1)-(67,31)
+}
+
+
+def clear_cases() -> list[Case]:
+    """B13's twin: ``vkCmdClearAttachments`` of unaligned rectangles inside 2x2 and 4x4 passes
+    through the model's clear path (:func:`fdm.clears.gmem_clear_coords`), judged by the spec
+    oracle (clears.adoc: whole fragments, each cleared iff its centre lies in the rect)."""
+    cases = []
+    for gpu in GPUS:
+        for area, d in (("2x2", 0.5), ("4x4", 0.25)):
+            rects = _AGREEING_CLEARS[area]
+            cases.append(_case(f"replay.clears.unaligned_{area}.{gpu}",
+                               f"vkCmdClearAttachments of {rects} (unaligned, edges where the outward rounding and "
+                               f"the fragment-centre rule agree) in a {area} pass after the draw ({_hw(gpu)})",
+                               replay_scene(_base(gpu, density=_constant(d)), clear_rects=rects)))
+    fov = {"format": "R32G32_SFLOAT", "views": [_radial((12, 8), (150, 70), (40, 80), (1.0, 0.5, 0.25))]}
+    cases.append(_case("replay.clears.foveated_offset.a750",
+                       "vkCmdClearAttachments of a rect on even framebuffer coordinates over a radial map with an "
+                       "FDM offset (fa 1, 2 and 4; shifted bins; o' not applied to the resolve engine)",
+                       replay_scene(_base("a750", framebuffer=[288, 192], fdm_offset_create_flag=True,
+                                          fdm_offsets=[[8, -16]], density=fov),
+                                    clear_rects=[[40, 24, 200, 128]])))
     return cases
 
 
@@ -558,7 +723,15 @@ def finding_cases() -> list[Case]:
             _case("replay.fast_store.scaled.a730",
                   "the stores as planned: on a730 (no HW bin scaling, no offsets) the fast-store predicate is "
                   "set on scaled bins and the resolve engine copies the 2x2-scaled GMEM bin 1:1 (finding c)",
-                  replay_scene(_base("a730", density=_constant(0.5)), store="planned"))]
+                  replay_scene(_base("a730", density=_constant(0.5)), store="planned")),
+            _case("replay.clears.outward_rounding.a730",
+                  "vkCmdClearAttachments of (3,5)-(37,41) in a 2x2 pass: fdm_apply_gmem_clear_coords "
+                  "rounds the rect outward and clears fragments whose centre lies outside it",
+                  replay_scene(_base("a730", density=_constant(0.5)), clear_rects=[[3, 5, 34, 36]])),
+            _case("replay.clears.outward_rounding_4x4.a730",
+                  "vkCmdClearAttachments of (3,5)-(37,41) in a 4x4 pass: the fragments over x 0..3, y 4..7 "
+                  "(centres (2, 6)) and the last column and row are cleared although their centres lie outside",
+                  replay_scene(_base("a730", density=_constant(0.25)), clear_rects=[[3, 5, 34, 36]]))]
 
 
 def run_case(ctx: Vulkan | None, case: Case) -> tuple[CaseOutput, Verdict]:
