@@ -1,0 +1,133 @@
+"""The interactive layout page in headless Chromium (DevTools protocol): it loads with no console
+error, clicking a bin shows that tile's numbers, the offset slider moves the bins, the tables
+sort.  ``test_checker_catches_*`` plant the bugs these checks guard against."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fdm.plan import RenderPassPlan, plan_render_pass
+from fdm.scenario import load_scenario
+from layout_solver.report import layout_files
+from turnip_fdm.demo import demo_scenario_path
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, RenderPassPlan]:
+    plan = plan_render_pass(load_scenario(demo_scenario_path()))
+    assert isinstance(plan, RenderPassPlan)
+    files, _ = layout_files(plan)
+    out = tmp_path_factory.mktemp("demo")
+    for name, data in files.items():
+        (out / name).write_bytes(data)
+    return out / "index.html", plan
+
+
+def _ready(page: Any, path: Path) -> None:
+    page.open(path)
+    assert page.js("document.body.getAttribute('data-ready')") == "1", page.errors
+
+
+def bin_geometry(page: Any, view: int) -> list[list[Any]]:
+    return page.js(f"Array.from(document.querySelectorAll('svg.fb[data-view=\"{view}\"] rect.bin'))"
+                   ".map(r => [r.dataset.pos, r.getAttribute('x'), r.getAttribute('y'), r.getAttribute('width'),"
+                   " r.dataset.fa])")
+
+
+def test_page_is_self_contained(demo):
+    text = demo[0].read_text(encoding="utf-8")
+    # nothing is fetched: no external script, stylesheet, image or font
+    for needle in ("<script src", "<link", "@import", "url(http", "fetch(", "XMLHttpRequest", "<iframe"):
+        assert needle not in text, needle
+    assert not re.search(r"""(src|href)\s*[=:]\s*["']?(https?:|//)""", text)
+    assert "http://www.w3.org/2000/svg" in text     # the one URL: the SVG namespace name, never fetched
+
+
+def test_loads_without_console_errors(page, demo):
+    page.call("Network.enable")
+    _ready(page, demo[0])
+    tabs = page.js("Array.from(document.querySelectorAll('#tabs button')).map(b => b.textContent)")
+    assert tabs == ["view 0", "view 1", "plan table", "layout table", "legend"]
+    for t in ("view-1", "plan", "layout", "legend", "view-0"):
+        page.click(f"#tab-{t}")
+    assert page.js("document.querySelectorAll('svg.fb rect.bin').length") > 0
+    assert page.js("document.querySelectorAll('svg.sub rect.apron').length") > 0
+    assert page.js("document.querySelectorAll('.colour-scale').length") == 2   # one error scale per view
+    assert page.errors == []
+    urls = [e["params"]["request"]["url"] for e in page.events if e.get("method") == "Network.requestWillBeSent"]
+    assert urls and all(u.startswith(("file:", "data:")) for u in urls), urls   # the page itself, data URIs
+
+
+def test_clicking_a_bin_shows_its_numbers(page, demo):
+    path, plan = demo
+    _ready(page, path)
+    t = next(t for t in plan.tiles if t.pos == (2, 1))
+    page.click('svg.fb[data-view="0"] rect.bin[data-pos="2,1"]')
+    text = page.js("document.getElementById('details-0').innerText")
+    v = t.views[0]
+    for name, value in (("index", t.index), ("bin", list(v.bin)), ("offset", list(v.offset)),
+                        ("hw_offset", list(v.hw_offset)), ("common_bin_start", list(t.common_bin_start)),
+                        ("slot_mask", t.slot_mask)):
+        assert f"{name}\t{json.dumps(value, separators=(',', ':'))}" in text, (name, text)
+    for name in ("viewport_scissor", "blits", "subsampled_pos", "metadata_bins", "aprons written", "warnings"):
+        assert name in text
+    assert page.js("document.querySelector('svg.sub rect.sbin.selected').dataset.pos") == "2,1"
+    assert page.errors == []
+
+
+def test_slider_moves_the_bins(page, demo):
+    _ready(page, demo[0])
+    before = bin_geometry(page, 0)
+    page.click("#offset-slider-0")      # focus it (the click also moves it to the middle)
+    for _ in range(3):
+        page.key("ArrowRight", 39)
+    step = page.js("Number(document.getElementById('offset-slider-0').value)")
+    assert step > 0
+    after = bin_geometry(page, 0)
+    assert after != before
+    assert page.js("document.querySelector('.offset-label').textContent").startswith(f" step {step}/")
+    assert page.js("document.querySelectorAll('svg.fb rect.bin.fa-changed').length") >= 0
+    page.key("Home", 36)
+    assert bin_geometry(page, 0) == before
+    assert page.errors == []
+
+
+def test_tables_sort(page, demo):
+    _ready(page, demo[0])
+    page.click("#tab-plan")
+    col = "Array.from(document.querySelectorAll('#plan-table tbody tr')).map(r => Number(r.cells[0].textContent))"
+    assert page.js(col) == sorted(page.js(col))
+    page.click("#plan-table th:nth-child(1)")
+    page.click("#plan-table th:nth-child(1)")       # second click: descending
+    assert page.js(col) == sorted(page.js(col), reverse=True)
+    assert page.errors == []
+
+
+# -- the checks can fail ---------------------------------------------------------------------------
+
+def test_checker_catches_a_planted_js_error(page, demo, tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text(demo[0].read_text(encoding="utf-8").replace("const tabs = document.getElementById(\"tabs\")",
+                                                               "null.planted; const tabs = document.getElementById(\"tabs\")"),
+                   encoding="utf-8")
+    page.open(bad)
+    assert page.js("document.body.getAttribute('data-ready')") is None
+    assert any("planted" in e for e in page.errors), page.errors
+
+
+def test_checker_catches_a_slider_that_does_nothing(page, demo, tmp_path):
+    bad = tmp_path / "still.html"
+    bad.write_text(demo[0].read_text(encoding="utf-8").replace("state.k = Number(slider.value);", "state.k = 0;"),
+                   encoding="utf-8")
+    _ready(page, bad)
+    before = bin_geometry(page, 0)
+    page.click("#offset-slider-0")
+    page.key("ArrowRight", 39)
+    assert bin_geometry(page, 0) == before      # what test_slider_moves_the_bins would catch
