@@ -1,6 +1,6 @@
 """Time the tiled generator, the single-pass downsampler and a vkCmdBlitImage chain side by side.
 
-    python bench/mipmap_bench.py [--device NAME_OR_INDEX] [--runs 25] [--out bench/results/h100.md] [--nvpro]
+    python bench/mipmap_bench.py [--device NAME_OR_INDEX] [--runs 25] [--out bench/results/h100.md] [--tail]
 
 For every size and format, each algorithm is recorded `warmup + runs` times into one command
 buffer: before each run a 256 MiB vkCmdFillBuffer evicts the L2 cache, then a full barrier,
@@ -13,8 +13,8 @@ as well, reported only). Not a test: nothing here asserts a speed.
 
 With --out X.md the same run also writes X.json (one object per cell: size, format,
 algorithm, median_us, floor_us, blit_us, max_err, and min_us, dispatches, of_floor) and X.png
-(achieved bandwidth against the floor, per cell, drawn with pillow). --nvpro adds the cell
-"tiled-nvpro": nvpro's plan without the last-workgroup continuation, for comparison.
+(achieved bandwidth against the floor, per cell, drawn with pillow). --tail adds the cell
+"tiled-tail": the tiled plan with the last-workgroup continuation, for comparison.
 """
 from __future__ import annotations
 
@@ -123,14 +123,14 @@ def full_barrier(ctx, cb) -> None:
 
 
 def record_cell(runner: MipmapRunner, cb, algorithm: str, img) -> None:
-    if algorithm == "tiled-nvpro":
-        runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, tail=False))
+    if algorithm == "tiled-tail":
+        runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, tail=True))
     else:
         runner.record(cb, algorithm, img)
 
 
 def dispatches(algorithm: str, w: int, h: int) -> int:
-    return {"tiled": lambda: len(tiled_plan(w, h)), "tiled-nvpro": lambda: len(tiled_plan(w, h, tail=False)),
+    return {"tiled": lambda: len(tiled_plan(w, h)), "tiled-tail": lambda: len(tiled_plan(w, h, tail=True)),
             "spd": lambda: 1, "blit": lambda: len(level_sizes(w, h)) - 1}[algorithm]()
 
 
@@ -176,7 +176,7 @@ def roofline_png(cells: list[dict], bw: float, title: str, path: Path) -> None:
     from PIL import Image, ImageDraw
 
     colours = {"tiled": (31, 119, 180), "spd": (44, 160, 44), "blit": (150, 150, 150),
-               "tiled-nvpro": (255, 127, 14)}
+               "tiled-tail": (255, 127, 14)}
     row, left, right, top = 16, 250, 40, 60
     width = 1100
     scale = (width - left - right) / 1.0  # 100% of the floor at the right edge
@@ -254,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--heat-ms", type=float, default=400.0,
                     help="warm-up runs of the same chain fill at least this long, so clocks are up")
     ap.add_argument("--no-check", action="store_true", help="skip the read-back comparison with the model")
-    ap.add_argument("--nvpro", action="store_true", help="also time nvpro's plan without the continuation")
+    ap.add_argument("--tail", action="store_true",
+                    help="also time tiled_plan(tail=True), the plan with the last-workgroup continuation")
     ap.add_argument("--verify", default="",
                     help="WxH,...: before timing, check tiled and spd on these sizes against the models "
                          "(both subgroup paths)")
@@ -268,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mipmap_bench: {e.label}: {e}", file=sys.stderr)
         return 2
     lines = []
-    algorithms = ["blit", "tiled", "spd"] + (["tiled-nvpro"] if args.nvpro else [])
+    algorithms = ["blit", "tiled", "spd"] + (["tiled-tail"] if args.tail else [])
 
     def emit(s=""):
         print(s, flush=True)
@@ -347,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                             results[alg] = None
                             continue
                         try:
-                            runner.check_algorithm("tiled" if alg == "tiled-nvpro" else alg)
+                            runner.check_algorithm("tiled" if alg == "tiled-tail" else alg)
                         except NotSupported as e:
                             results[alg] = str(e)
                             continue

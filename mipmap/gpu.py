@@ -27,8 +27,10 @@ __all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "s
 #: a pipeline of the runner: the tiled plan's two kernels and the single-pass downsampler
 PipelineKernel = Literal["fast", "general", "spd"]
 MAX_BINDING_LEVELS = 16
-PUSH_BYTES = 24  # common.glsl's Push: inputLevel, levelCount, tailLevels, handoff, width, height
+PUSH_BYTES = 20  # common.glsl's Push: inputLevel, tailLevels, handoff, width, height
 NO_HANDOFF = MAX_BINDING_LEVELS  # pc.handoff when no level is shared between workgroups
+#: a pipeline: kernel, MAIN_LEVELS and HAS_TAIL (common.glsl's specialisation constants 1, 2)
+PipelineKey = tuple[PipelineKernel, int, bool]
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
 
 
@@ -111,18 +113,39 @@ class MipmapRunner:
         self.layout = ctx.pipeline_layout(self.set_layout, PUSH_BYTES)
         self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2 * MAX_BINDING_LEVELS * 8),
                                               (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16)], 8)
-        # created now, outside any ctx.scope(), so that they live as long as the runner
+        # modules now, outside any ctx.scope(), so that they live as long as the runner; the
+        # pipelines (one per kernel, level count and continuation) on first use, owned by the
+        # runner (a ctx.scope() open at that moment must not destroy them)
         kernels: tuple[PipelineKernel, ...] = ("fast", "general", "spd")
-        self._pipelines = {kernel: ctx.compute_pipeline(load_spv(self.variant(kernel)), self.layout,
-                                                        [info.subgroup_size])
-                           for kernel in kernels}
+        self._modules = {kernel: ctx.shader_module(load_spv(self.variant(kernel))) for kernel in kernels}
+        self._pipelines: dict[PipelineKey, Handle] = {}
+        ctx._own(self._destroy_pipelines)
+
+    def _destroy_pipelines(self) -> None:
+        for pipe in self._pipelines.values():
+            self.vk.vkDestroyPipeline(self.ctx.device, pipe, None)
+        self._pipelines.clear()
 
     def variant(self, kernel: str) -> str:
         from .build_spirv import variant_name
         return variant_name(kernel, self.fmt.name, self.shuffle)
 
-    def pipeline(self, kernel: PipelineKernel) -> Handle:
-        return self._pipelines[kernel]
+    def pipeline(self, kernel: PipelineKernel, levels: int, tail: bool) -> Handle:
+        """The pipeline of `kernel` specialised for `levels` main-pass levels and a continuation or none."""
+        key: PipelineKey = (kernel, levels, tail)
+        if key not in self._pipelines:
+            vk = self.vk
+            consts = [self.ctx.info.subgroup_size, levels, int(tail)]
+            data = vk.ffi.new("uint32_t[]", consts)
+            entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(consts))]
+            spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(consts), pData=data)
+            stage = vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_COMPUTE_BIT,
+                                                       module=self._modules[kernel], pName="main",
+                                                       pSpecializationInfo=spec)
+            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
+            self._pipelines[key] = vk.vkCreateComputePipelines(self.ctx.device, vk.VK_NULL_HANDLE, 1, [info],
+                                                               None)[0]
+        return self._pipelines[key]
 
     # ---- checks -----------------------------------------------------------------------
     def check_size(self, width: int, height: int, algorithm: str) -> None:
@@ -226,14 +249,14 @@ class MipmapRunner:
         return out
 
     # ---- recording --------------------------------------------------------------------
-    def _push(self, cb: Handle, img: MipImage, level: int, count: int, tail: int, handoff: int) -> None:
+    def _push(self, cb: Handle, img: MipImage, level: int, tail: int, handoff: int) -> None:
         vk = self.vk
-        data = vk.ffi.new("uint32_t[6]", [level, count, tail, handoff, img.width, img.height])
+        data = vk.ffi.new("uint32_t[5]", [level, tail, handoff, img.width, img.height])
         vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, PUSH_BYTES, data)
 
-    def _bind(self, cb: Handle, kernel: PipelineKernel, img: MipImage) -> None:
+    def _bind(self, cb: Handle, key: PipelineKey, img: MipImage) -> None:
         vk = self.vk
-        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.pipeline(kernel))
+        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.pipeline(*key))
         vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.layout, 0, 1, [img.set], 0, None)
 
     def _compute_barrier(self, cb: Handle) -> None:
@@ -246,15 +269,16 @@ class MipmapRunner:
                      after_dispatch: Callable[[Handle, int], None] | None = None) -> None:
         """The plan's dispatches with a barrier between; `after_dispatch(cb, k)` e.g. writes a timestamp."""
         vk = self.vk
-        current: PipelineKernel | None = None
+        current: PipelineKey | None = None
         for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
             if k:
                 self._compute_barrier(cb)
-            if d.kernel != current:
-                self._bind(cb, d.kernel, img)
-                current = d.kernel
+            key: PipelineKey = (d.kernel, d.levels, d.tail_levels > 0)
+            if key != current:
+                self._bind(cb, key, img)
+                current = key
             handoff = d.input_level + d.levels if d.tail_levels else NO_HANDOFF
-            self._push(cb, img, d.input_level, d.levels, d.tail_levels, handoff)
+            self._push(cb, img, d.input_level, d.tail_levels, handoff)
             gx, gy = d.grid
             vk.vkCmdDispatch(cb, gx, gy, 1)
             if after_dispatch is not None:
@@ -265,9 +289,9 @@ class MipmapRunner:
         plan = spd_plan(img.width, img.height)
         if plan.mips == 0:
             return
-        self._bind(cb, "spd", img)
+        self._bind(cb, ("spd", plan.main_levels, plan.tail_levels > 0), img)
         handoff = plan.main_levels if plan.tail_levels else NO_HANDOFF
-        self._push(cb, img, 0, plan.main_levels, plan.tail_levels, handoff)
+        self._push(cb, img, 0, plan.tail_levels, handoff)
         vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
 
     def record_blit(self, cb: Handle, img: MipImage) -> None:

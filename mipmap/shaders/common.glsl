@@ -7,7 +7,7 @@
 // Hand-off (last-workgroup continuation): levels >= pc.handoff are read and written only
 // through the `coherent` binding 3 (the same views), because the last workgroup reads what
 // the others wrote; every other level goes through the plain binding 0, so that loads keep
-// the L1 cache (a `coherent` load bypasses it). pc.handoff = MAX_LEVELS: no hand-off.
+// the L1 cache (a `coherent` load bypasses it). Without HAS_TAIL no access is coherent.
 #extension GL_KHR_shader_subgroup_basic : require
 #if USE_SHUFFLE
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -35,14 +35,20 @@ layout(set = 0, binding = 1, std430) readonly buffer Tables { float tab[]; };
 // the hand-off counter: every workgroup adds 1; the last one resets it to 0
 layout(set = 0, binding = 2, std430) coherent buffer Counter { uint arrived; };
 
-// inputLevel, levelCount: the levels of the main pass; tailLevels: levels the last
-// workgroup makes after it (from level inputLevel + levelCount); handoff: see above;
-// width, height: level 0's size (level k is max(1, size >> k): no image-size queries)
+// inputLevel: the main pass's input; tailLevels: levels the last workgroup makes after it
+// (from level inputLevel + MAIN_LEVELS); handoff: see above; width, height: level 0's size
+// (level k is max(1, size >> k): no image-size queries)
 layout(push_constant) uniform Push {
-    uint inputLevel; uint levelCount; uint tailLevels; uint handoff; uint width; uint height;
+    uint inputLevel; uint tailLevels; uint handoff; uint width; uint height;
 } pc;
 
+// Specialisation constants. The level count and whether a continuation follows are fixed
+// per pipeline, so that loops unroll and unused paths (the continuation, the other
+// pre-reduction) leave the compiled kernel: with them as push constants the H100 ran the
+// same fast kernel 8-24% slower (bench/results/h100.md, notes).
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
+layout(constant_id = 1) const uint MAIN_LEVELS = 1;  // M, levels of the main pass
+layout(constant_id = 2) const uint HAS_TAIL = 0;     // 1: hand-off and continuation
 
 // Levels are selected with constant indices (a switch): lavapipe lacks
 // shaderStorageImageArrayDynamicIndexing.
@@ -58,7 +64,7 @@ ivec2 levelSize(uint level) {
 #define RAW vec4
 #endif
 RAW rawLoad(uint level, ivec2 p) {
-    if (level >= pc.handoff) {
+    if (HAS_TAIL != 0u && level >= pc.handoff) {
         switch (level) {
 #define CLOAD_CASE(k) case k: return imageLoad(shared_levels[k], p);
             FOR_LEVELS(CLOAD_CASE)
@@ -72,7 +78,7 @@ RAW rawLoad(uint level, ivec2 p) {
     return RAW(0);
 }
 void rawStore(uint level, ivec2 p, RAW v) {
-    if (level >= pc.handoff) {
+    if (HAS_TAIL != 0u && level >= pc.handoff) {
         switch (level) {
 #define CSTORE_CASE(k) case k: imageStore(shared_levels[k], p, v); return;
             FOR_LEVELS(CSTORE_CASE)

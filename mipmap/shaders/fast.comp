@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Fast tiled kernel: M = pc.levelCount levels from 2^M x 2^M tiles of level pc.inputLevel;
-// then, if pc.tailLevels > 0, the last workgroup makes the remaining levels.
+// Fast tiled kernel: M = MAIN_LEVELS levels from 2^M x 2^M tiles of level pc.inputLevel;
+// then, with HAS_TAIL, the last workgroup makes the remaining levels.
 #define LOCAL_SIZE 256u
 layout(local_size_x = 256) in;
 #define CLAMP_EDGES 0
@@ -11,9 +11,9 @@ layout(local_size_x = 256) in;
 void main() {
     loadTables();
     uint L = pc.inputLevel;
-    uint M = pc.levelCount;
-    uint pre = M == 6u ? 2u : 1u;
-    uint teamLog = 2u * (M - pre);
+    const uint M = MAIN_LEVELS;
+    const uint pre = M == 6u ? 2u : 1u;
+    const uint teamLog = 2u * (M - pre);
     uint gid = flatWorkgroup() * 256u + gl_LocalInvocationIndex;
     uint team = gid >> teamLog;
     uint i = gid & ((1u << teamLog) - 1u);
@@ -22,5 +22,5 @@ void main() {
     uint tilesY = uint(size.y) >> M;
     ivec2 origin = ivec2(team % tilesX, team / tilesX) << M;
     tilePass(L, M, pre, i, origin, team / tilesX < tilesY, gl_LocalInvocationIndex);
-    if (pc.tailLevels > 0u && arriveLast()) tailChain(L + M, pc.tailLevels);
+    if (HAS_TAIL != 0u && arriveLast()) tailChain(L + M, pc.tailLevels);
 }

@@ -1,7 +1,7 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// General kernel (any size): 1 or 2 levels of the exact box filter; then, if
-// pc.tailLevels > 0, the last workgroup makes the remaining levels
+// General kernel (any size): MAIN_LEVELS = 1 or 2 levels of the exact box filter; then,
+// with HAS_TAIL, the last workgroup makes the remaining levels
 // (model: mipmap/tiled_model.py, general_pass and tail_pass).
 #define LOCAL_SIZE 128u
 layout(local_size_x = 128) in;
@@ -70,7 +70,7 @@ void main() {
     loadTables();
     uint L = pc.inputLevel;
     uint wg = flatWorkgroup();
-    if (pc.levelCount == 1u) onePass(L, wg, gl_LocalInvocationIndex);
+    if (MAIN_LEVELS == 1u) onePass(L, wg, gl_LocalInvocationIndex);
     else twoPass(L, wg, gl_LocalInvocationIndex);
-    if (pc.tailLevels > 0u && arriveLast()) tailChain(L + pc.levelCount, pc.tailLevels);
+    if (HAS_TAIL != 0u && arriveLast()) tailChain(L + MAIN_LEVELS, pc.tailLevels);
 }

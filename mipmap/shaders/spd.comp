@@ -12,6 +12,6 @@ layout(local_size_x = 256) in;
 void main() {
     loadTables();
     uint local = gl_LocalInvocationIndex;
-    tilePass(0u, pc.levelCount, 2u, local, ivec2(gl_WorkGroupID.xy) * 64, true, local);
-    if (pc.tailLevels > 0u && arriveLast()) tilePass(6u, pc.tailLevels, 2u, local, ivec2(0), true, local);
+    tilePass(0u, MAIN_LEVELS, 2u, local, ivec2(gl_WorkGroupID.xy) * 64, true, local);
+    if (HAS_TAIL != 0u && arriveLast()) tilePass(6u, pc.tailLevels, 2u, local, ivec2(0), true, local);
 }

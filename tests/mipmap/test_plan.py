@@ -9,9 +9,9 @@ from mipmap.reference import level_sizes
 
 
 @settings(deadline=None)
-@given(st.integers(1, 20000), st.integers(1, 20000))
-def test_tiled_plan_makes_every_level_once(w, h):
-    plan = tiled_plan(w, h)
+@given(st.integers(1, 20000), st.integers(1, 20000), st.booleans())
+def test_tiled_plan_makes_every_level_once(w, h, tail):
+    plan = tiled_plan(w, h, tail=tail)
     sizes = level_sizes(w, h)
     level = 0
     for d in plan:
@@ -29,14 +29,37 @@ def test_tiled_plan_makes_every_level_once(w, h):
             assert nw * nh <= TAIL_MAX_TEXELS and d is plan[-1]
             level += d.tail_levels
     assert level == len(sizes) - 1
+    if not tail:
+        assert not any(d.tail_levels for d in plan)
+        return
     # a plan never stops short of a level it could have continued from
     for d in plan[:-1]:
         nw, nh = sizes[d.input_level + d.levels + 1]
         assert nw * nh > TAIL_MAX_TEXELS
 
 
-# nvpro's rule applied to the sizes of docs/spec/compute-mipmap.md §1.2, cut short by the
-# last-workgroup continuation (tail: the levels the last workgroup makes)
+# nvpro's rule applied to the sizes of docs/spec/compute-mipmap.md §1.2 (the default plan)
+@pytest.mark.parametrize("size,want", [
+    ((4096, 4096), [("fast", 0, 6, 4096), ("fast", 6, 6, 1)]),
+    ((8192, 8192), [("fast", 0, 6, 16384), ("fast", 6, 6, 4), ("general", 12, 1, 1)]),
+    ((2048, 2048), [("fast", 0, 6, 1024), ("fast", 6, 5, 1)]),
+    ((1920, 1080), [("fast", 0, 3, 2025), ("general", 3, 2, None), ("general", 5, 2, None),
+                    ("general", 7, 2, None), ("general", 9, 1, None)]),
+    ((4095, 4095), [("general", 0, 2, None)] * 5 + [("general", 10, 1, None)]),
+    ((2052, 2052), [("fast", 0, 2, None), ("general", 2, 2, None), ("fast", 4, 6, None), ("general", 10, 1, None)]),
+])
+def test_known_plans(size, want):
+    plan = tiled_plan(*size)
+    assert len(plan) == len(want)
+    for d, (kernel, level, m, groups) in zip(plan, want, strict=True):
+        assert d.kernel == kernel and d.levels == m and d.tail_levels == 0
+        if kernel == "fast" or level:
+            assert d.input_level == level
+        if groups is not None:
+            assert d.workgroups == groups
+
+
+# the same cut short by the last-workgroup continuation (tail: the levels the last workgroup makes)
 @pytest.mark.parametrize("size,want", [
     ((4096, 4096), [("fast", 0, 6, 4096, 6)]),
     ((8192, 8192), [("fast", 0, 6, 16384, 0), ("fast", 6, 6, 4, 1)]),
@@ -45,8 +68,8 @@ def test_tiled_plan_makes_every_level_once(w, h):
     ((4095, 4095), [("general", 0, 2, None, 0), ("general", 2, 2, None, 0), ("general", 4, 2, 64, 5)]),
     ((2052, 2052), [("fast", 0, 2, None, 0), ("general", 2, 2, None, 0), ("fast", 4, 6, None, 1)]),
 ])
-def test_known_plans(size, want):
-    plan = tiled_plan(*size)
+def test_known_plans_with_the_continuation(size, want):
+    plan = tiled_plan(*size, tail=True)
     assert len(plan) == len(want)
     for d, (kernel, level, m, groups, tail) in zip(plan, want, strict=True):
         assert d.kernel == kernel and d.levels == m and d.tail_levels == tail

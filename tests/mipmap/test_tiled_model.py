@@ -30,11 +30,11 @@ def test_morton_is_a_bijection_onto_16x16():
 
 
 @settings(max_examples=60, deadline=None)
-@given(SIDE, SIDE, st.sampled_from(sorted(FORMATS)), DEVICES, st.integers(0, 2**31))
-def test_tiled_model_equals_reference_bit_for_bit(w, h, fmt_name, device, seed):
+@given(SIDE, SIDE, st.sampled_from(sorted(FORMATS)), DEVICES, st.integers(0, 2**31), st.booleans())
+def test_tiled_model_equals_reference_bit_for_bit(w, h, fmt_name, device, seed, tail):
     fmt = FORMATS[fmt_name]
     level0 = random_level0(w, h, fmt, seed)
-    got, _ = tiled_chain(level0, fmt, device)
+    got, _ = tiled_chain(level0, fmt, device, tail=tail)
     want = stored_chain(level0, fmt)
     assert len(got) == len(want)
     for g, r in zip(got, want, strict=True):
@@ -42,11 +42,11 @@ def test_tiled_model_equals_reference_bit_for_bit(w, h, fmt_name, device, seed):
 
 
 @settings(max_examples=40, deadline=None)
-@given(SIDE, SIDE, DEVICES)
-def test_invocations_cover_every_output_texel(w, h, device):
+@given(SIDE, SIDE, DEVICES, st.booleans())
+def test_invocations_cover_every_output_texel(w, h, device, tail):
     fmt = FORMATS["r32f"]
-    _, tr = tiled_chain(random_level0(w, h, fmt), fmt, device, trace=True)
-    for d in tiled_plan(w, h):
+    _, tr = tiled_chain(random_level0(w, h, fmt), fmt, device, trace=True, tail=tail)
+    for d in tiled_plan(w, h, tail=tail):
         first, last = d.input_level + 1, d.input_level + d.levels
         gx, gy = d.grid
         for level in range(last + 1, last + d.tail_levels + 1):

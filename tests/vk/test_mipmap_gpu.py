@@ -6,6 +6,7 @@ from fdm.errors import ScenarioError
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
 from mipmap.gpu import MipmapRunner
+from mipmap.plan import tiled_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
 
@@ -47,6 +48,25 @@ def test_device_matches_model(vk, runners, fmt_name, algorithm, shuffle):
         cmp = compare_chain(got, model, fmt)
         assert cmp.ok, f"{algorithm} {w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
         assert np.array_equal(got[0], level0)
+
+
+@pytest.mark.parametrize("fmt_name", ["r32f", "srgba8", "rgba16f"])
+def test_last_workgroup_continuation_matches_the_model(vk, runners, fmt_name):
+    """tiled_plan(tail=True): the fast and the general kernel each hand the last levels to their
+    last workgroup (coherent levels, counter reset by that workgroup: two chains in a row)."""
+    fmt = FORMATS[fmt_name]
+    runner = runner_for(vk, runners, fmt_name, True)
+    for w, h in [(256, 256), (63, 37), (300, 200)]:  # fast M = 6 + 2; general M = 2 + 3; fast M = 2 + 6
+        plan = tiled_plan(w, h, tail=True)
+        assert plan[-1].tail_levels > 0
+        level0 = random_level0(w, h, fmt, seed=w + h)
+        with vk.scope():
+            img = runner.make_image(w, h)
+            for _ in range(2):
+                runner.upload(img, level0)
+                vk.run(lambda cb, img=img, plan=plan: runner.record_tiled(cb, img, plan=plan))
+                cmp = compare_chain(runner.readback(img), stored_chain(level0, fmt), fmt)
+                assert cmp.max_error == 0, f"{w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
 
 
 def test_r32f_is_bit_exact_on_both_paths(vk, runners):
