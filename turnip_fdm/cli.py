@@ -61,9 +61,10 @@ def registrars() -> tuple[Registrar, ...]:
     from mipmap import cli as mipmap_cli
     from vk_tests import cli as vk_cli
 
-    from . import demo
+    from . import demo, diff
 
-    return (fdm_cli.register, layout_cli.register, demo.register, mipmap_cli.register, vk_cli.register)
+    return (fdm_cli.register, layout_cli.register, demo.register, diff.register, mipmap_cli.register,
+            vk_cli.register)
 
 
 def build_parser() -> CommandLineParser:

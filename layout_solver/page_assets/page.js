@@ -132,8 +132,8 @@
     const T = page.plan.tile_size;
     const grid = sv("g", { stroke: "#777", "stroke-width": 0.6, "stroke-dasharray": "4 3",
                            "vector-effect": "non-scaling-stroke" }, P.g);
-    for (let x = T[0]; x < W; x += T[0]) sv("line", { x1: x, y1: 0, x2: x, y2: H, "vector-effect": "non-scaling-stroke" }, grid);
-    for (let y = T[1]; y < H; y += T[1]) sv("line", { x1: 0, y1: y, x2: W, y2: y, "vector-effect": "non-scaling-stroke" }, grid);
+    if (T) for (let x = T[0]; x < W; x += T[0]) sv("line", { x1: x, y1: 0, x2: x, y2: H, "vector-effect": "non-scaling-stroke" }, grid);
+    if (T) for (let y = T[1]; y < H; y += T[1]) sv("line", { x1: 0, y1: y, x2: W, y2: y, "vector-effect": "non-scaling-stroke" }, grid);
     let changed = 0;
     for (const b of binsAt(page, view, k)) {
       if (!b.visible) continue;

@@ -17,7 +17,7 @@ from fdm.errors import DriverAssertion, NotModelled, NotSupported, ScenarioError
 from turnip_fdm import cli, fuzz
 
 REPO = Path(__file__).resolve().parents[2]
-SUBCOMMANDS = ("plan", "check", "layout", "demo", "mipmap", "vk")
+SUBCOMMANDS = ("plan", "check", "layout", "demo", "diff", "mipmap", "vk")
 SMALL = {"gpu": "a650", "framebuffer": [640, 480], "views": 1,
          "density": {"views": [{"values": [[1.0, 0.5, 0.25], [0.5, 0.25, 1.0]]}]}}
 
@@ -60,7 +60,8 @@ def test_console_script_help() -> None:
     assert r.returncode == 0 and all(f"    {s}" in r.stdout for s in SUBCOMMANDS)
 
 
-@pytest.mark.parametrize("module", ["fdm.cli", "layout_solver.cli", "mipmap.cli", "turnip_fdm.demo", "vk_tests.cli"])
+@pytest.mark.parametrize("module", ["fdm.cli", "layout_solver.cli", "mipmap.cli", "turnip_fdm.demo", "turnip_fdm.diff",
+                                    "vk_tests.cli"])
 def test_unimportable_subcommand_fails_loudly(module: str) -> None:
     code = (f"import sys; sys.modules[{module!r}] = None\n"
             "from turnip_fdm.cli import main; sys.exit(main(['--help']))")

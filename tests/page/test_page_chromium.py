@@ -131,3 +131,25 @@ def test_checker_catches_a_slider_that_does_nothing(page, demo, tmp_path):
     page.click("#offset-slider-0")
     page.key("ArrowRight", 39)
     assert bin_geometry(page, 0) == before      # what test_slider_moves_the_bins would catch
+
+
+def test_diff_page_marks_the_differing_tiles(page, tmp_path):
+    """``turnip-fdm diff --out`` on finding (d): both sides drawn, the differing tiles marked,
+    clicking one lists its changed fields."""
+    from turnip_fdm.cli import main
+
+    repo = Path(__file__).resolve().parents[2]
+    out = tmp_path / "diff"
+    assert main(["diff", str(repo / "docs/findings/d_merge_upstream.toml"),
+                 str(repo / "docs/findings/d_merge_fixed.toml"), "--out", str(out)]) == 0
+    _ready(page, out / "index.html")
+    marks = page.js("Array.from(document.querySelectorAll('svg.fb')).map(s => Array.from(s.querySelectorAll("
+                    "'rect.bin')).map(r => r.dataset.pos + ':' + (r.classList.contains('changed') ? 'changed' : "
+                    "r.classList.contains('only') ? 'only' : 'same')).sort())")
+    assert marks == [["0,0:changed", "0,2:only", "2,0:only", "2,2:only"], ["0,0:changed"]]
+    page.click('svg.fb rect.bin[data-pos="0,0"]')
+    text = page.js("document.getElementById('details-0').innerText")
+    assert "tile 0,0: changed" in text and "extent" in text and "[2,2]" in text and "[4,4]" in text
+    page.click("#tab-changes")
+    assert page.js("document.querySelectorAll('#diff-table tbody tr').length") > 10
+    assert page.errors == []
