@@ -25,7 +25,9 @@ import fdm.clears
 import fdm.patch
 import fdm.plan
 import fdm.turnip
+import layout_solver
 from vk_tests import build_spirv, graphics
+from vk_tests import replay_subsampled as rsub
 from vk_tests.cases import Case, Verdict
 from vk_tests.replay import (
     BG,
@@ -182,6 +184,22 @@ def _clear_one_column_short(orig: Callable[..., Any]) -> Callable[..., Any]:
     return bug
 
 
+def _first_apron_dropped(orig: Callable[..., Any]) -> Callable[..., Any]:
+    def bug(layout: Any, layer: int, **k: Any) -> Any:
+        return orig(layout, layer, **k)[1:]
+    return bug
+
+
+def _metadata_offset_one_texel(orig: Callable[..., Any]) -> Callable[..., Any]:
+    """Every written bin's x offset one subsampled texel too far (``+ 1/width0``)."""
+    def bug(layout: Any, **k: Any) -> Any:
+        one = np.float32(1.0) / np.float32(layout.width0)
+        return tuple(attrs.evolve(lm, bins=tuple(attrs.evolve(b, offset=(np.float32(b.offset[0] + one), b.offset[1]))
+                                                 for b in lm.bins))
+                     for lm in orig(layout, **k))
+    return bug
+
+
 #: (bug id, [(module, name)], wrapper, the case that catches it)
 PLANTED: list[tuple[str, list[tuple[Any, str]], Callable[..., Any], str]] = [
     ("scissor_off_by_one", [(fdm.patch, "scissor_transform")], _scissor_off_by_one,
@@ -198,6 +216,10 @@ PLANTED: list[tuple[str, list[tuple[Any, str]], Callable[..., Any], str]] = [
      "replay.merged_bins.upstream_4x4.a730"),
     ("gmem_clear_one_column_short", [(fdm.clears, "fdm_apply_gmem_clear_coords")], _clear_one_column_short,
      "replay.scissor.unaligned.a730"),
+    ("apron_dropped", [(rsub, "tu_calc_subsampled_aprons")], _first_apron_dropped,
+     "replay.subsampled.linear_edge.a730"),
+    ("metadata_offset_one_texel", [(rsub, "layout_metadata")], _metadata_offset_one_texel,
+     "replay.subsampled.nearest_edge.a730"),
 ]
 
 
@@ -221,6 +243,64 @@ def test_viewport_bug_needs_hw_bin_scaling(vk, plant):
     """The o' bug is invisible without HW bin scaling: a730's twin of the catching case passes."""
     plant([(fdm.patch, "fdm_apply_viewport")], _viewport_without_hw_offset)
     assert _verdict(vk, CASES["replay.uniform_area.2x2.a730"]).status == "Pass"
+
+
+def test_dropped_apron_needs_linear(vk, plant):
+    """A missing apron is read only by LINEAR footprints: the NEAREST twin still passes."""
+    plant([(rsub, "tu_calc_subsampled_aprons")], _first_apron_dropped)
+    assert _verdict(vk, CASES["replay.subsampled.nearest_edge.a730"]).status == "Pass"
+
+
+# ---- the subsampled layout ----------------------------------------------------------------------
+
+def test_subsampled_cases_exercise_what_they_claim():
+    def layout(name: str) -> layout_solver.SubsampledLayout:
+        return layout_solver.tu_calc_subsampled(plan_scene(CASES[name].scene)[1])
+    assert any(e.kind == "shift" for e in layout("replay.subsampled.linear_edge.a730").log)
+    assert any(e.kind == "unsubsample" for e in layout("replay.subsampled.unsubsampled.a730").log)
+    off = layout("replay.subsampled.offset_linear.a750")
+    assert (off.width0, off.height0) == (384 + 96, 256 + 32) and off.bin_offsets is not None
+    for name in ("replay.subsampled.linear_edge.a650", "replay.subsampled.linear_edge.a750"):
+        fas = {v.frag_area for t in plan_scene(CASES[name].scene)[1].tiles for v in t.views}
+        assert {(1, 1), (2, 2), (4, 4)} <= fas, name
+    # the model's own CPU reconstruction agrees that these layouts are sound
+    for name in ("replay.subsampled.linear_border.a730", "replay.subsampled.unsubsampled.a730",
+                 "replay.subsampled.offset_linear.a730"):
+        plan = plan_scene(CASES[name].scene)[1]
+        assert layout_solver.reconstruction_error(plan, layout_solver.tu_calc_subsampled(plan), 0, "linear",
+                                                  "clamp_to_border", samples=500).ok, name
+
+
+@pytest.mark.parametrize("dst,src", [((10, 3, 2, 9), (40.0, 2.0, 40.5, 20.0)),
+                                     ((10, 3, 2, 9), (39.5, -1.0, 40.0, 3.5)),
+                                     ((0, 0, 13, 2), (7.0, 5.0, 59.0, 6.0)),
+                                     ((5, 5, 2, 6), (60.0, 0.0, 64.0, 24.0)),
+                                     ((62, 1, 4, 3), (1.25, 0.0, 2.25, 0.75))])
+def test_apron_blit_regions_pick_the_drivers_texels(dst, src):
+    """Each region of :func:`nearest_regions`, run with vkCmdBlitImage's NEAREST rule, reads what
+    the driver's float-rectangle blit reads (the CPU model's ``blit_nearest``)."""
+    size = (64, 32)
+    img = np.arange(size[0] * size[1], dtype=np.float32).reshape(size[1], size[0])
+    want = img.copy()
+    from fdm.geometry import Rect
+    from layout_solver.reconstruct import blit_nearest
+    blit_nearest(want, Rect(*dst), src)
+    got = img.copy()
+    regions, _ = rsub.nearest_regions(dst, src, size)
+    for (ax, ay, bx, by), (dx0, dy0, dx1, dy1) in regions:
+        for y in range(dy0, dy1):
+            for x in range(dx0, dx1):
+                sx = int(np.floor(ax + (x - dx0 + 0.5) * (bx - ax) / (dx1 - dx0)))
+                sy = int(np.floor(ay + (y - dy0 + 0.5) * (by - ay) / (dy1 - dy0)))
+                got[y, x] = img[sy, sx]
+    assert (got == want).all()
+
+
+def test_scene_colour_matches_the_shader_formula():
+    """The CPU twin of scene_color.frag at a few centres (by hand)."""
+    c = rsub.scene_colour(np.array([1, 767]), np.array([1, 511]), (384, 256))
+    assert c[0].tolist() == [16, 16, 40, 255] and c[1].tolist() == [16 + 767 * 224 // 768, 16 + 511 * 224 // 512,
+                                                                     40, 255]
 
 
 # ---- the finding ------------------------------------------------------------------------------
