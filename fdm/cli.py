@@ -11,9 +11,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .outputs import check_output_file, write_file
+from .outputs import check_output_dir, write_files
 from .plan import RenderPassPlan, SysmemPlan, plan_render_pass
-from .report import plan_json, plan_table
+from .report import PLAN_COLUMNS, plan_json, plan_table
 from .scenario import load_scenario
 
 SubParsers = Any  # argparse._SubParsersAction (a private class)
@@ -34,15 +34,26 @@ def add_variant_flag(p: argparse.ArgumentParser) -> None:
                         "docs/driver-revisions.md)")
 
 
+def plan_columns_help() -> str:
+    """The table's columns for ``plan --help`` (the same names as the JSON keys; docs/plan-table.md)."""
+    width = max(len(n) for n, _, _ in PLAN_COLUMNS)
+    lines = ["columns of the table (each is also the key of the value in --json):"]
+    lines += [f"  {n:<{width}}  {(sym + ': ') if sym else ''}{meaning}" for n, sym, meaning in PLAN_COLUMNS]
+    return "\n".join(lines)
+
+
 def cmd_plan(args: argparse.Namespace) -> int:
-    if args.out:
-        check_output_file("--out", args.out)
+    if args.out is not None:
+        check_output_dir("--out", args.out)
     plan = load_and_plan(args.scenario, args.variant)
-    text = json.dumps(plan_json(plan), indent=1) if args.json else plan_table(plan)
-    if args.out:
-        write_file("--out", args.out, (text + "\n").encode("utf-8"))
-    else:
-        print(text)
+    if args.out is not None:
+        # --out is a directory in every command: both renderings, all or nothing, no stale files
+        written = write_files("--out", args.out, {
+            "plan.txt": (plan_table(plan) + "\n").encode("utf-8"),
+            "plan.json": (json.dumps(plan_json(plan), indent=1) + "\n").encode("utf-8")}, replace=True)
+        print(f"wrote {len(written)} files to {args.out} (plan.txt, plan.json)")
+        return 0
+    print(json.dumps(plan_json(plan), indent=1) if args.json else plan_table(plan))
     return 0
 
 
@@ -61,10 +72,12 @@ def register(sub: SubParsers) -> None:
     """Add ``plan`` and ``check`` to the shell's sub-command parsers."""
     pp = sub.add_parser("plan", help="plan a render pass from a scenario file",
                         description="Print, per rendered tile and view, what turnip programs "
-                                    "(bins, frag areas, offsets o and o', LRZ, fast store).")
+                                    "(bins, frag areas, offsets o and o', LRZ, fast store).",
+                        epilog=plan_columns_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     pp.add_argument("scenario", help="scenario file (.toml or .json, see docs/scenario.md)")
     pp.add_argument("--json", action="store_true", help="write the full plan as JSON instead of a table")
-    pp.add_argument("--out", metavar="FILE", help="write to FILE instead of standard output")
+    pp.add_argument("--out", metavar="DIR", help="write plan.txt and plan.json into DIR (all or nothing) instead of "
+                                                "printing")
     add_variant_flag(pp)
     pp.set_defaults(func=cmd_plan)
 

@@ -80,13 +80,33 @@ def write_file(field: str, path: str, data: bytes) -> None:
     write_files(field, os.path.dirname(full), {os.path.basename(full): data})
 
 
-def write_files(field: str, out_dir: str, files: Mapping[str, bytes]) -> list[str]:
+#: the list of files the last ``write_files(..., replace=True)`` wrote into a directory
+MANIFEST = ".turnip-fdm-files"
+
+
+def _manifest(full: str) -> list[str]:
+    try:
+        with open(os.path.join(full, MANIFEST), encoding="utf-8") as f:
+            names = f.read().splitlines()
+    except OSError:
+        return []
+    return [n for n in names if n and os.path.basename(n) == n and n not in (".", "..", MANIFEST)]
+
+
+def write_files(field: str, out_dir: str, files: Mapping[str, bytes], *, replace: bool = False) -> list[str]:
     """Write ``files`` (name -> bytes) into ``out_dir``, all or nothing; returns their paths.
 
     The files are first written to a staging directory beside or inside ``out_dir``; only when
     all are written are they renamed into place.  On any ``OSError`` everything this call
-    created is removed and :class:`ScenarioError` (``field``: the reason) is raised."""
+    created is removed and :class:`ScenarioError` (``field``: the reason) is raised.
+
+    ``replace``: ``out_dir`` is the output of one command (``layout``, ``demo``, ``plan``,
+    ``diff``): the files an earlier such run wrote there (listed in :data:`MANIFEST`) that this
+    run does not write are removed after the new ones are in place, so a reused folder holds no
+    stale pictures; files the command never wrote are left alone."""
     full = _check_path(field, out_dir)
+    if replace:
+        files = {**files, MANIFEST: "".join(f"{n}\n" for n in sorted(files)).encode("utf-8")}
     created: list[str] = []  # directories this call made, outermost first
     stage = ""
     try:
@@ -104,13 +124,19 @@ def write_files(field: str, out_dir: str, files: Mapping[str, bytes]) -> list[st
                 raise ScenarioError(field, f"bad output file name {name!r}")
             with open(os.path.join(stage, name), "wb") as f:
                 f.write(data)
+        stale = [n for n in _manifest(full) if n not in files] if replace else []
         paths = []
         for name in files:
             dst = os.path.join(full, name)
             if os.path.isdir(dst):
                 raise ScenarioError(field, f"{dst!r} is a directory")
             os.replace(os.path.join(stage, name), dst)
-            paths.append(dst)
+            if name != MANIFEST:
+                paths.append(dst)
+        for name in stale:
+            old = os.path.join(full, name)
+            if os.path.isfile(old) and not os.path.islink(old):
+                os.remove(old)
         return paths
     except OSError as e:
         for m in reversed(created):

@@ -52,7 +52,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
         return 0
     else:
         files, summary = layout_files(plan, views)
-    written = write_files("--out", out, files)
+    written = write_files("--out", out, files, replace=True)
     print(summary)
     print(f"wrote {len(written)} files to {out} (open {out}/index.html)")
     return 0

@@ -186,8 +186,10 @@ def _pictures_json(pics: Sequence[ViewPictures]) -> list[JsonDoc]:
 
 
 def layout_page_data(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int], summary: str,
-                     pictures: Sequence[ViewPictures] = (), sweep: bool = True) -> JsonDoc:
-    """Everything the page script draws, under the names of ``plan --json`` / ``layout --json``."""
+                     pictures: Sequence[ViewPictures] = (), sweep: bool = True,
+                     files: Sequence[tuple[str, str]] = ()) -> JsonDoc:
+    """Everything the page script draws, under the names of ``plan --json`` / ``layout --json``.
+    ``files``: (stem, caption) of the static SVG/PNG pictures written beside the page (linked)."""
     sc = plan.scenario
     doc: JsonDoc = {
         "mode": "layout",
@@ -200,6 +202,7 @@ def layout_page_data(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequ
         "columns": {"plan": [list(c) for c in PLAN_COLUMNS], "layout": [list(c) for c in LAYOUT_COLUMNS]},
         "fa_colors": FA_COLORS,
         "notes": [],
+        "files": [list(f) for f in files],
     }
     doc["sweep"] = offset_sweep(plan) if sweep else {"steps": [], "reason": "not planned"}
     doc["pictures"] = _pictures_json(pictures)
@@ -240,11 +243,15 @@ def page_html(data: Mapping[str, Any]) -> str:
     """The self-contained page: styles, data and script inline.  Raises if it passes
     :data:`MAX_PAGE_BYTES` (a bug of the bounds above)."""
     title = html.escape(str(data.get("title", "turnip-fdm")))
+    links = "".join(f'<li>{html.escape(caption)}: <a href="{html.escape(stem)}.svg">{html.escape(stem)}.svg</a> '
+                    f'<a href="{html.escape(stem)}.png">{html.escape(stem)}.png</a></li>'
+                    for stem, caption in data.get("files", []))
+    footer = (f'<footer><h2>Static pictures (for bug reports)</h2><ul>{links}</ul></footer>\n' if links else "")
     page = (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f"<title>turnip-fdm: {title}</title>\n<style>\n{_asset('page.css')}</style></head>\n"
             f'<body>\n<header><h1 id="title">{title}</h1><p id="summary"></p></header>\n'
-            f'<nav id="tabs" role="tablist"></nav>\n<main id="main"></main>\n'
+            f'<nav id="tabs" role="tablist"></nav>\n<main id="main"></main>\n{footer}'
             f'<noscript>This page draws with JavaScript; the same numbers are in plan.txt / layout.txt.</noscript>\n'
             f'<script type="application/json" id="turnip-data">{_script_json(data)}</script>\n'
             f"<script>\n{_asset('page.js')}</script>\n</body></html>\n")

@@ -113,9 +113,11 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
     for stem, canvas, _caption in pictures:
         files[stem + ".svg"] = to_svg(canvas).encode("utf-8")
         files[stem + ".png"] = to_png(canvas)
+    statics = [(stem, caption) for stem, _, caption in pictures]
     ltable = _layout_table(layout)
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
-    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures)).encode("utf-8")
+    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures,
+                                                                 files=statics)).encode("utf-8")
     return files, summary
 
 

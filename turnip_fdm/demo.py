@@ -31,7 +31,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
              "plan.txt": (table + "\n").encode("utf-8")}
     layout, layout_line = layout_files(plan)
     files.update(layout)
-    write_files("--out", out, files)
+    write_files("--out", out, files, replace=True)
     lrz_off = sum(1 for t in plan.tiles if not t.lrz)
     scaled = sum(1 for t in plan.tiles if t.bin_is_scaled)
     merged = sum(1 for t in plan.tiles if t.extent != (1, 1))

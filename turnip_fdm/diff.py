@@ -43,7 +43,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         files = {"diff.txt": (table + "\n").encode("utf-8"),
                  "diff.json": (json.dumps(diff_json(d), indent=1) + "\n").encode("utf-8"),
                  "index.html": page_html(diff_page_data(a, b, d)).encode("utf-8")}
-        write_files("--out", args.out, files)
+        write_files("--out", args.out, files, replace=True)
         print(d.summary())
         print(f"wrote {len(files)} files to {args.out} (open {args.out}/index.html)")
         return 0

@@ -299,7 +299,7 @@ def _scenario_case(rng: random.Random, base: dict[str, Json]) -> Case:
     elif cmd == "plan-json":
         argv = ("plan", name, "--json")
     elif cmd == "plan-out":
-        argv, outputs = ("plan", name, "--out", "o/plan.json"), ("o",)
+        argv, outputs = ("plan", name, "--out", "o/plan"), ("o",)
     elif cmd == "check":
         argv = ("check", name)
     else:
@@ -319,8 +319,8 @@ def _flag_case(rng: random.Random) -> Case:
         Case(kind="missing file", argv=("plan", "nope.toml")),
         Case(kind="wrong extension", argv=("check", "s.txt"), files=(("s.txt", good),)),
         Case(kind="directory as scenario", argv=("plan", "adir.json"), pre_existing=("adir.json/",)),
-        Case(kind="--out is a directory", argv=("plan", "s.json", "--out", "existing"), files=files,
-             pre_existing=("existing/",)),
+        Case(kind="plan --out is a file", argv=("plan", "s.json", "--out", "afile"), files=files,
+             pre_existing=("afile",)),
         Case(kind="--out under a file", argv=("plan", "s.json", "--out", "afile/x.json"), files=files,
              pre_existing=("afile",)),
         Case(kind="layout --out is a file", argv=("layout", "s.json", "--out", "afile"), files=files,

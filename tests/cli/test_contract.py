@@ -122,10 +122,10 @@ def test_layout_refusals(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
 
 def test_out_paths(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     s = scenario_file(tmp_path, SMALL)
-    (tmp_path / "existing").mkdir()
+    (tmp_path / "existing").write_text("x")
     status, _, err = call(capsys, "plan", s, "--out", str(tmp_path / "existing"))
-    assert status == 2 and os.listdir(tmp_path / "existing") == []
-    one_error_line(err, "--out", "is a directory")
+    assert status == 2 and (tmp_path / "existing").read_text() == "x"
+    one_error_line(err, "--out", "not a directory")
     status, _, err = call(capsys, "plan", s, "--out", str(tmp_path / ("d" * 300) / "x.json"))
     assert status == 2
     one_error_line(err, "--out", "longer than")

@@ -82,7 +82,7 @@ def test_out_writes_three_files_all_or_nothing(capsys, tmp_path):
     out = tmp_path / "d"
     status, stdout, _ = call(capsys, "diff", UPSTREAM, FIXED, "--out", str(out))
     assert status == 0 and "4 tile(s) differ" in stdout
-    assert sorted(p.name for p in out.iterdir()) == ["diff.json", "diff.txt", "index.html"]
+    assert sorted(p.name for p in out.iterdir()) == [".turnip-fdm-files", "diff.json", "diff.txt", "index.html"]
     check_finding_d(json.loads((out / "diff.json").read_text()))
     page = (out / "index.html").read_text()
     assert '"mode":"diff"' in page and "<script src" not in page
@@ -100,3 +100,16 @@ def test_bad_input_one_line_exit_2(capsys, tmp_path, argv, field):
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("turnip-fdm: error: ") and field in lines[0]
     assert not (tmp_path / "x").exists()
+
+
+def test_reused_out_folder_has_no_stale_files(capsys, tmp_path):
+    """A folder written by one command and then another keeps only the second's files (and the
+    files the user put there): the manifest names what the earlier run wrote."""
+    out = tmp_path / "o"
+    assert call(capsys, "plan", UPSTREAM, "--out", str(out))[0] == 0
+    (out / "notes.md").write_text("mine")
+    assert call(capsys, "diff", UPSTREAM, FIXED, "--out", str(out))[0] == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [".turnip-fdm-files", "diff.json", "diff.txt", "index.html", "notes.md"]
+    assert call(capsys, "plan", UPSTREAM, "--out", str(out))[0] == 0
+    assert sorted(p.name for p in out.iterdir()) == [".turnip-fdm-files", "notes.md", "plan.json", "plan.txt"]

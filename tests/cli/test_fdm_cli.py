@@ -76,11 +76,12 @@ def test_plan_json_fields(tmp_path):
     assert v1["bin"][0] == 192 - 40
 
 
-def test_plan_json_to_file(tmp_path):
-    out = tmp_path / "o" / "plan.json"
-    r = run("plan", write(tmp_path, GOOD), "--json", "--out", str(out))
-    assert r.returncode == 0 and r.stdout == ""
-    assert json.loads(out.read_text())["gpu"] == "a740"
+def test_plan_out_dir(tmp_path):
+    out = tmp_path / "o"
+    r = run("plan", write(tmp_path, GOOD), "--out", str(out))
+    assert r.returncode == 0 and r.stdout.startswith("wrote 2 files")
+    assert json.loads((out / "plan.json").read_text())["gpu"] == "a740"
+    assert (out / "plan.txt").read_text().startswith("scenario: a740")
 
 
 @pytest.mark.slow  # a whole demo (1920x1920, 2 views): CI and ./dev test only
@@ -151,6 +152,6 @@ def test_bad_json_and_extension(tmp_path):
 
 
 def test_bad_input_leaves_no_output_file(tmp_path):
-    out = tmp_path / "plan.json"
+    out = tmp_path / "planout"
     r = run("plan", write(tmp_path, GOOD.replace("[40, -16]", "[41, -16]")), "--json", "--out", str(out))
     assert r.returncode == 2 and not out.exists()
