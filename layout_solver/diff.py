@@ -111,7 +111,8 @@ def _split(plan: RenderPassPlan | SysmemPlan) -> tuple[dict[str, Any], dict[tupl
     for w in pj["warnings"]:
         if w.get("pos") is not None:
             f = tiles[(w["pos"][0], w["pos"][1])]
-            f[f"warnings.{w['register']}.{w['field']}" + ("" if w["view"] is None else f"[view {w['view']}]")] = w["value"]
+            name = f"warnings.{w['register']}.{w['field']}" + ("" if w["view"] is None else f"[view {w['view']}]")
+            f[name] = w["value"]
     pass_doc = {k: v for k, v in pj.items() if k not in ("tiles", "warnings", *IGNORED_PASS_FIELDS)}
     pass_doc["warnings"] = [w for w in pj["warnings"] if w.get("pos") is None]
     layout_pass: JsonDoc = {k: v for k, v in lj.items() if k not in ("views", "scenario", "custom_resolve")}
@@ -176,7 +177,8 @@ def diff_table(d: PlanDiff) -> str:
     rows = [["where", "field", "A", "B"]]
     rows += [["pass", c.field, _cell(c.a), _cell(c.b)] for c in d.pass_fields]
     for t in d.tiles:
-        where = f"tile {t.pos[0]},{t.pos[1]}" + {"changed": "", "only_a": " (only in A)", "only_b": " (only in B)"}[t.status]
+        side = {"changed": "", "only_a": " (only in A)", "only_b": " (only in B)"}[t.status]
+        where = f"tile {t.pos[0]},{t.pos[1]}{side}"
         if t.status != "changed":
             # a tile on one side only: its identity and extent, not every field of it
             keep = [c for c in t.fields if c.field in ("index", "extent", "slot_mask")]

@@ -6,7 +6,7 @@
 * ``mipmap`` imports only ``fdm.errors`` / ``fdm.options`` (the error contract), and only its
   ``gpu`` and ``cli`` modules reach ``vk_tests``;
 * ``vk_tests`` imports the models (``fdm``, ``layout_solver``), never the shell;
-* renderings and command lines (modules named ``report``, ``pictures``, ``draw``, ``cli``) sit
+* renderings and command lines (modules named ``report``, ``pictures``, ``draw``, ``page``, ``diff``, ``cli``) sit
   above the models: no model module imports one;
 * only ``vk_tests`` and the ``gpu`` modules import ``vulkan``;
 * nothing imports ``turnip_fdm``, and ``turnip_fdm`` reaches every other package.
@@ -25,7 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("fdm", "layout_solver", "mipmap", "vk_tests", "turnip_fdm")
-PRESENTATION = {"report", "pictures", "draw", "cli"}
+PRESENTATION = {"report", "pictures", "draw", "cli", "page", "diff"}
 #: what each package may import from the other project packages (prefix match)
 ALLOWED: dict[str, tuple[str, ...]] = {
     "fdm": (),

@@ -33,7 +33,8 @@ float32); an inline table ``{approx = X, tol = T}`` matches ``|actual - X| <= T`
                               ``depth_cache`` ([start, end)), ``budget_avoid_ccu``, ``budget_full``.
 ``layout`` (``layout_solver.tu_calc_subsampled`` of the plan; aprons and reconstruction of view 0):
   ``width0``, ``height0``, ``solved``, ``log`` (solver events), ``shifts``, ``unsubsample_steps``,
-  ``border_tiles`` (counts), ``tile["x,y"]`` (SubsampledTile whose top-left cell ``pos`` is x, y: a tile is named by its first cell everywhere),
+  ``border_tiles`` (counts), ``tile["x,y"]`` (SubsampledTile whose top-left cell ``pos`` is x, y:
+  a tile is named by its first cell everywhere),
   ``aprons.newest`` / ``aprons.older`` (the blits of each revision),
   ``apron_outside_image.newest`` / ``.older`` (those whose destination passes width0 or height0),
   ``detached_edges`` (``detached_image_edges``), ``inconsistent_adjacent_tiles``,

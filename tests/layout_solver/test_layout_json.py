@@ -126,7 +126,8 @@ def test_11_9_header_and_bins(plan_11_9):
     # the extra column 6 and row 4 of the FDM-offset grid are not rendered: no entries
     assert set(bins) == {(x, y) for x in range(6) for y in range(4)}
     # column 0 [0, 20), columns 1-4 at 96, 288, 480, 672 (width 96), column 5 (stick) [1000, 1096)
-    assert [bins[(x, 0)]["subsampled_pos"][0::2] for x in range(6)] == [[0, 20], [96, 96], [288, 96], [480, 96], [672, 96],
+    assert [bins[(x, 0)]["subsampled_pos"][0::2] for x in range(6)] == [[0, 20], [96, 96], [288, 96], [480, 96],
+                                                                         [672, 96],
                                                             [1000, 96]]
     # row 0 [0, 72), rows 1-2 at 160, 320 (height 80), row 3 (stick) [564, 632)
     assert [bins[(1, y)]["subsampled_pos"][1::2] for y in range(4)] == [[0, 72], [160, 80], [320, 80], [564, 68]]

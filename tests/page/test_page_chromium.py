@@ -114,9 +114,8 @@ def test_tables_sort(page, demo):
 
 def test_checker_catches_a_planted_js_error(page, demo, tmp_path):
     bad = tmp_path / "bad.html"
-    bad.write_text(demo[0].read_text(encoding="utf-8").replace("const tabs = document.getElementById(\"tabs\")",
-                                                               "null.planted; const tabs = document.getElementById(\"tabs\")"),
-                   encoding="utf-8")
+    anchor = 'const tabs = document.getElementById("tabs")'
+    bad.write_text(demo[0].read_text(encoding="utf-8").replace(anchor, "null.planted; " + anchor), encoding="utf-8")
     page.open(bad)
     assert page.js("document.body.getAttribute('data-ready')") is None
     assert any("planted" in e for e in page.errors), page.errors
