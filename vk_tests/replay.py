@@ -257,7 +257,7 @@ class Replayer:
         n = self.n_attachments
         self.make_pass()
         self.gmem = [color_image(ctx, self.size[0], self.size[1], self.fmt) for _ in range(n)]
-        self.gmem_fb = framebuffer(ctx, self.rp, self.gmem)
+        self.gmem_fb = self.make_framebuffer()
         self.staging = color_image(ctx, self.size[0], self.size[1], self.fmt)
         #: views[v][a]: the framebuffer image of view v, attachment a
         self.views = [[color_image(ctx, self.size[0], self.size[1], self.fmt) for _ in range(n)]
@@ -271,6 +271,10 @@ class Replayer:
         self.rp = render_pass(self.ctx, [self.fmt] * self.n_attachments, "load")
         self.pipe = FullscreenPipeline(self.ctx, self.rp, load_spv(self.frag), self.push_bytes,
                                        attachments=self.n_attachments)
+
+    def make_framebuffer(self) -> Handle:
+        """The framebuffer of the GMEM images (``self.gmem``) for ``self.rp``."""
+        return framebuffer(self.ctx, self.rp, self.gmem)
 
     def push_tail(self) -> list[float]:
         """Push constants after the application's viewport (none in the base class)."""
@@ -323,6 +327,7 @@ class Replayer:
         self.stats["views_rendered"] += 1
         ra = _render_area(self.sc, v)
         self.load(cb, tile, v)
+        self.before_pass(cb, tile, v)
         cmd_begin_render_pass(ctx, cb, self.rp, self.gmem_fb, gmem, (0, 0, self.size[0], self.size[1]))
         if self.load_op == "clear" and self.gmem_clear(cb, tile, v, ra, self.clear):
             self.stats["clears"] += 1
@@ -356,6 +361,9 @@ class Replayer:
                 if kept is not None:
                     cmd_copy(ctx, cb, self.staging, fbimg, _box_rect(kept))
             self.stats["stores"] += 1
+
+    def before_pass(self, cb: Handle, tile: TilePlan, v: int) -> None:
+        """After the load, before the render pass begins (the base class does nothing)."""
 
     def after_store(self, cb: Handle, tile: TilePlan, v: int) -> None:
         """After a tile's store of view ``v`` (the base class does nothing)."""
@@ -559,7 +567,7 @@ def _radial(size: Pair, center: Sequence[float], radii: Sequence[float], densiti
 
 
 #: the modules of the other replay groups, each with ``cases()`` (imported when the cases are listed)
-SCENE_MODULES: tuple[str, ...] = ("replay_subsampled",)
+SCENE_MODULES: tuple[str, ...] = ("replay_subsampled", "replay_depth")
 
 #: per GPU: a framebuffer of 4×4 tiles (3×4 on a750) and the tile size
 _GPUS: dict[str, tuple[Pair, Pair]] = {"a650": ((288, 128), (96, 32)), "a730": ((256, 128), (64, 32)),

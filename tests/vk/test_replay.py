@@ -220,6 +220,8 @@ PLANTED: list[tuple[str, list[tuple[Any, str]], Callable[..., Any], str]] = [
      "replay.subsampled.linear_edge.a730"),
     ("metadata_offset_one_texel", [(rsub, "layout_metadata")], _metadata_offset_one_texel,
      "replay.subsampled.nearest_edge.a730"),
+    ("depth_clear_one_column_short", [(fdm.clears, "fdm_apply_gmem_clear_coords")], _clear_one_column_short,
+     "replay.depth_lrz.a7xx_scaled.a750"),
 ]
 
 
@@ -249,6 +251,28 @@ def test_dropped_apron_needs_linear(vk, plant):
     """A missing apron is read only by LINEAR footprints: the NEAREST twin still passes."""
     plant([(rsub, "tu_calc_subsampled_aprons")], _first_apron_dropped)
     assert _verdict(vk, CASES["replay.subsampled.nearest_edge.a730"]).status == "Pass"
+
+
+def test_depth_result_does_not_depend_on_lrz(vk, monkeypatch):
+    """LRZ is an early-Z cache: forcing it off in every tile (or on in every tile) changes the
+    plan's per-tile ``lrz`` the case reports, never the image."""
+    case = CASES["replay.depth_lrz.offset_first_rowcol.a750"]
+    for forced in (True, False):
+        monkeypatch.setattr(fdm.plan, "force_lrz_dis", lambda *a, forced=forced, **k: forced)
+        out = case.run(vk, case.scene)
+        assert out.info["lrz_tiles"] == (0 if forced else out.info["tiles"])
+        assert case.judge(case.scene, out).status == "Pass"
+
+
+def test_depth_cases_exercise_the_lrz_rule():
+    lrz = {name: [t.lrz for t in plan_scene(CASES[name].scene)[1].tiles] for name in CASES if ".depth_lrz." in name}
+    assert not any(lrz["replay.depth_lrz.a7xx_unscaled_hw.a730"][i] for i, t in
+                   enumerate(plan_scene(CASES["replay.depth_lrz.a7xx_unscaled_hw.a730"].scene)[1].tiles)
+                   if t.bin_is_scaled)
+    assert all(lrz["replay.depth_lrz.a7xx_scaled.a750"])
+    off = plan_scene(CASES["replay.depth_lrz.offset_first_rowcol.a750"].scene)[1]
+    assert {t.lrz for t in off.tiles if t.pos[0] == 0 or t.pos[1] == 0} == {False}
+    assert {t.lrz for t in off.tiles if t.pos[0] > 0 and t.pos[1] > 0} == {True}
 
 
 # ---- the subsampled layout ----------------------------------------------------------------------
