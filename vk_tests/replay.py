@@ -567,7 +567,7 @@ def _radial(size: Pair, center: Sequence[float], radii: Sequence[float], densiti
 
 
 #: the modules of the other replay groups, each with ``cases()`` (imported when the cases are listed)
-SCENE_MODULES: tuple[str, ...] = ("replay_subsampled", "replay_depth")
+SCENE_MODULES: tuple[str, ...] = ("replay_subsampled", "replay_depth", "replay_msaa")
 
 #: per GPU: a framebuffer of 4×4 tiles (3×4 on a750) and the tile size
 _GPUS: dict[str, tuple[Pair, Pair]] = {"a650": ((288, 128), (96, 32)), "a730": ((256, 128), (64, 32)),

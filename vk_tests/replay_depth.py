@@ -92,7 +92,8 @@ class DepthTarget:
         usage = (vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
         info = vk.VkImageCreateInfo(
-            imageType=vk.VK_IMAGE_TYPE_2D, format=self.format, extent=vk.VkExtent3D(width=width, height=height, depth=1),
+            imageType=vk.VK_IMAGE_TYPE_2D, format=self.format,
+            extent=vk.VkExtent3D(width=width, height=height, depth=1),
             mipLevels=1, arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
             usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
         self.handle = vk.vkCreateImage(ctx.device, info, None)
@@ -209,22 +210,24 @@ def _depth_pass(ctx: Vulkan) -> Handle:
     return rp
 
 
-class _QuadPipeline:
-    """``quad.vert`` + ``quad_id.frag``, depth test LESS with writes, dynamic viewport and
-    scissor, 40 bytes of vertex+fragment push constants."""
+class GeometryPipeline:
+    """A pipeline without vertex buffers: ``vert`` + ``frag`` (default ``quad.vert`` +
+    ``quad_id.frag``), depth test LESS with writes when ``depth``, ``samples`` rasterization
+    samples, dynamic viewport and scissor, ``push`` bytes of vertex+fragment push constants."""
 
     PUSH = 40
 
-    def __init__(self, ctx: Vulkan, rp: Handle):
+    def __init__(self, ctx: Vulkan, rp: Handle, vert_spv: str = "quad.vert.spv", frag_spv: str = "quad_id.frag.spv",
+                 push: int = PUSH, samples: int = 1, depth: bool = True):
         vk = ctx.vk
         self.ctx = ctx
         stages_flags = vk.VK_SHADER_STAGE_VERTEX_BIT | vk.VK_SHADER_STAGE_FRAGMENT_BIT
         self.stage_flags = stages_flags
-        rng = vk.VkPushConstantRange(stageFlags=stages_flags, offset=0, size=self.PUSH)
+        rng = vk.VkPushConstantRange(stageFlags=stages_flags, offset=0, size=push)
         layout = vk.vkCreatePipelineLayout(ctx.device, vk.VkPipelineLayoutCreateInfo(pPushConstantRanges=[rng]), None)
         ctx._own(lambda: vk.vkDestroyPipelineLayout(ctx.device, layout, None))
         self.layout = layout
-        vert, frag = ctx.shader_module(load_spv("quad.vert.spv")), ctx.shader_module(load_spv("quad_id.frag.spv"))
+        vert, frag = ctx.shader_module(load_spv(vert_spv)), ctx.shader_module(load_spv(frag_spv))
         stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=vert, pName="main"),
                   vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT, module=frag,
                                                      pName="main")]
@@ -239,12 +242,12 @@ class _QuadPipeline:
                 depthClampEnable=vk.VK_FALSE, rasterizerDiscardEnable=vk.VK_FALSE, polygonMode=vk.VK_POLYGON_MODE_FILL,
                 cullMode=vk.VK_CULL_MODE_NONE, frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE,
                 depthBiasEnable=vk.VK_FALSE, lineWidth=1.0),
-            pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT,
+            pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=samples,
                                                                       sampleShadingEnable=vk.VK_FALSE),
             pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
                 depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE, depthCompareOp=vk.VK_COMPARE_OP_LESS,
                 depthBoundsTestEnable=vk.VK_FALSE, stencilTestEnable=vk.VK_FALSE, minDepthBounds=0.0,
-                maxDepthBounds=1.0),
+                maxDepthBounds=1.0) if depth else None,
             pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(
                 logicOpEnable=vk.VK_FALSE,
                 pAttachments=[vk.VkPipelineColorBlendAttachmentState(blendEnable=vk.VK_FALSE, colorWriteMask=mask)]),
@@ -273,7 +276,7 @@ class DepthReplayer(replay.Replayer):
 
     def make_pass(self) -> None:
         self.rp = _depth_pass(self.ctx)
-        self.qpipe = _QuadPipeline(self.ctx, self.rp)
+        self.qpipe = GeometryPipeline(self.ctx, self.rp)
 
     def make_framebuffer(self) -> Handle:
         vk = self.ctx.vk
@@ -329,7 +332,7 @@ class DepthReplayer(replay.Replayer):
             data = vk.ffi.new("float[]", [fs.frag_size[0], fs.frag_size[1], fs.frag_offset[0], fs.frag_offset[1],
                                           *ndc, z, 0.0])
             vk.ffi.cast("uint32_t *", data)[9] = i + 1
-            vk.vkCmdPushConstants(cb, self.qpipe.layout, self.qpipe.stage_flags, 0, _QuadPipeline.PUSH, data)
+            vk.vkCmdPushConstants(cb, self.qpipe.layout, self.qpipe.stage_flags, 0, GeometryPipeline.PUSH, data)
             vk.vkCmdDraw(cb, 6, 1, 0, 0)
             self.stats["draws"] += 1
 

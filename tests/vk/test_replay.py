@@ -220,6 +220,8 @@ PLANTED: list[tuple[str, list[tuple[Any, str]], Callable[..., Any], str]] = [
      "replay.subsampled.linear_edge.a730"),
     ("metadata_offset_one_texel", [(rsub, "layout_metadata")], _metadata_offset_one_texel,
      "replay.subsampled.nearest_edge.a730"),
+    ("msaa_viewport_without_o_prime", [(fdm.patch, "fdm_apply_viewport")], _viewport_without_hw_offset,
+     "replay.msaa_resolve.4x_triangle.a750"),
     ("depth_clear_one_column_short", [(fdm.clears, "fdm_apply_gmem_clear_coords")], _clear_one_column_short,
      "replay.depth_lrz.a7xx_scaled.a750"),
 ]
