@@ -32,6 +32,7 @@ from vk_tests.cases import Case, Verdict
 from vk_tests.replay import (
     BG,
     CLEAR,
+    CLEAR_RECT,
     finding_cases,
     judge_replay,
     oracle_view,
@@ -349,6 +350,29 @@ def test_outward_scissor_rounding_disagrees_with_the_spec(vk):
     assert set(xs.tolist()) == {0, 1, 2, 3} and len(ys) == 4 * sc.framebuffer[1]
     assert got[0, 0].tolist() == [4, 4, 4, 4] and want[0, 0].tolist() == list(CLEAR)
     assert (out.images["view0_geometry"] == got).all()
+
+
+@pytest.mark.parametrize("name,columns,rows", [
+    ("replay.clears.outward_rounding.a730", {36, 37}, {40, 41}),
+    ("replay.clears.outward_rounding_4x4.a730", {0, 1, 2, 3, 36, 37, 38, 39}, {40, 41, 42, 43})])
+def test_outward_clear_rounding_disagrees_with_the_spec(vk, name, columns, rows):
+    """vkCmdClearAttachments of (3,5)-(37,41): fdm_apply_gmem_clear_coords clears every fragment
+    the rect overlaps; the spec clears a fragment iff its centre lies in the rect.  fa 2: the last
+    column (x 36..37, centre 37) and row (y 40..41, centre 41) differ; fa 4: the first and last
+    columns (centres 2 < 3 and 38 >= 37) and the last row (centre 42 >= 41).  Every differing
+    pixel is one turnip cleared and the spec did not."""
+    case = FINDINGS[name]
+    out = case.run(vk, case.scene)
+    assert case.judge(case.scene, out).status == "Fail"
+    sc, plan = plan_scene(case.scene)
+    want, _ = oracle_view(sc, plan, 0, "clear", clear_rects=[(3, 5, 34, 36)])
+    got = out.images["view0"]
+    diff = np.any(got.astype(np.int64) != want, axis=2)
+    ys, xs = np.nonzero(diff)
+    assert len(xs) > 0
+    assert (got[diff] == CLEAR_RECT).all()                 # turnip cleared them ...
+    inside_x = np.isin(xs, sorted(columns)) | np.isin(ys, sorted(rows))
+    assert inside_x.all()                                  # ... only on the predicted edge fragments
 
 
 def test_fast_store_of_scaled_bins_is_wrong(vk):
