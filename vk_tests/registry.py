@@ -140,12 +140,13 @@ def check_names(cases: Iterable[Case]) -> None:
 
 def all_cases() -> list[Case]:
     """Every case of the suite: the host oracles, then the replay cases (names checked)."""
-    from . import fdm_backend, oracles, replay
+    from . import fdm_backend, fsr, oracles, replay
 
     cases = [host_case(name) for name in oracles.ORACLES]
     cases += list(replay.replay_cases())
     cases += fdm_backend.replay_twins()
     cases += fdm_backend.fdm_cases()
+    cases += fsr.fsr_cases()
     check_names(cases)
     return cases
 
