@@ -45,7 +45,7 @@ layout(push_constant) uniform Push {
 // Specialisation constants. The level count and whether a continuation follows are fixed
 // per pipeline, so that loops unroll and unused paths (the continuation, the other
 // pre-reduction) leave the compiled kernel: with them as push constants the H100 ran the
-// same fast kernel 8-24% slower (bench/results/h100.md, notes).
+// same plans 7-14% slower (bench/results/h100.md, closing note).
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
 layout(constant_id = 1) const uint MAIN_LEVELS = 1;  // M, levels of the main pass
 layout(constant_id = 2) const uint HAS_TAIL = 0;     // 1: hand-off and continuation
