@@ -213,7 +213,12 @@ def ffma(a: Scalar, b: Scalar, c: Scalar, fused: bool) -> np.float32:
         return F32(F32(a32 * b32) + c32)
     if not (np.isfinite(a32) and np.isfinite(b32) and np.isfinite(c32)):
         return F32(float(a32) * float(b32) + float(c32))
-    return _round_f32(Fraction(float(a32)) * Fraction(float(b32)) + Fraction(float(c32)))
+    exact = Fraction(float(a32)) * Fraction(float(b32)) + Fraction(float(c32))
+    if exact == 0:
+        # an exact zero takes IEEE 754's sign of a sum: -0 only for (-0) + (-0) (the float64
+        # product of float32 zeros is signed and exact); a rational has no signed zero
+        return F32(float(a32) * float(b32) + float(c32))
+    return _round_f32(exact)
 
 
 def tu_get_subsampled_coordinates(ubo: Sequence[Vec4 | None], coord: Sequence[Scalar], *,

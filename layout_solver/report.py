@@ -35,24 +35,31 @@ def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int
                     ) -> tuple[list[tuple[str, Canvas, str]], ViewPictures]:
     """(c): the image in memory, the reconstruction sampled through the metadata transform and
     its error against the expanded image, from the CPU reconstruction; and the same memory
-    image and error heat map for the interactive page (with its colour scale)."""
-    from .reconstruct import reconstruction_images
-    im = reconstruction_images(plan, layout, view)
-    lo, hi = float(np.nanmin(im.scene)), float(np.nanmax(im.scene))
+    image and error heat map for the interactive page (with its colour scale).  The rasters are
+    bounded (:func:`~layout_solver.reconstruct.reconstruction_rasters`: at most 1920 pixels a
+    side, larger framebuffers reduced by an integer factor, the error max-pooled)."""
+    from .reconstruct import reconstruction_rasters
+    im = reconstruction_rasters(plan, layout, view)
+    lo, hi = im.scene_range
     span = (hi - lo) or 1.0
     err = np.nan_to_num(im.error, nan=0.0)
-    worst = float(err.max())
+    worst = im.max_error
     note = f"largest |error| {worst:.4g} (scene range {span:.3g}); white = 0"
+    shown = ""
+    if im.factor > 1:
+        shown = f", every {im.factor}th pixel shown"
+        note += f"; each pixel shows the largest error of a {im.factor}x{im.factor} block"
     memory, heat = _gray(im.subsampled, lo, span), heat_rgb(err)
     page_pictures = ViewPictures(view=view, memory=memory, error=heat, error_max=worst or 1.0,
                                  ramp=heat_rgb(np.linspace(0.0, 1.0, 64)[None, :], vmax=1.0),
                                  memory_size=(layout.width0, layout.height0), error_size=plan.scenario.framebuffer)
     return [
         (f"memory_v{view}", raster_picture(f"(c) view {view}: subsampled image in memory after the apron blits "
-                                           f"({layout.width0}x{layout.height0})", memory),
+                                           f"({layout.width0}x{layout.height0}{shown})", memory),
          "(c) subsampled image contents"),
         (f"reconstruction_v{view}", raster_picture(f"(c) view {view}: sampled through the metadata transform "
-                                                   f"(LINEAR, clamp to edge)", _gray(im.reconstructed, lo, span)),
+                                                   f"(LINEAR, clamp to edge{shown})",
+                                                   _gray(im.reconstructed, lo, span)),
          "(c) reconstruction"),
         (f"error_v{view}", raster_picture(f"(c) view {view}: |subsampled - expanded| sampling error", heat,
                                           note), "(c) error heat map"),
@@ -68,9 +75,10 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
 
 
 #: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the
-#: reconstruction holds several whole-image float64 arrays per view (the 1920x1920 demo peaks
-#: near 1 GB, the bound), so larger passes get (a) and (b) only, and the summary says so
-MAX_RECONSTRUCTION_PIXELS = 1920 * 1920
+#: reconstruction samples in bounded blocks, but holds the expanded, stored and subsampled
+#: float32 images of one view (about 16 bytes per framebuffer pixel: 4096x4096 stays under
+#: 1 GB, bench/results/layout.md), so larger passes get (a) and (b) only, and the summary says so
+MAX_RECONSTRUCTION_PIXELS = 4096 * 4096
 
 
 def reconstruction_drawn(plan: RenderPassPlan) -> bool:

@@ -21,7 +21,9 @@ docs/spec/vulkan-fdm-and-cts.md §1.8), one module per step:
    explains (the module explains the bound).
 7. :mod:`.findings` - detectors of the layout findings the comparison exposes
    (:func:`detached_image_edges`, :func:`inconsistent_adjacent_tiles`); :mod:`.images` - the
-   whole-framebuffer arrays the pictures draw (:func:`reconstruction_images`).
+   whole-framebuffer arrays (:func:`reconstruction_images`) and the bounded rasters the pictures
+   draw (:func:`reconstruction_rasters`), sampled block by block by :mod:`.grid`
+   (:func:`pixel_blocks`: the transform separated per metadata bin, :func:`sample_grid`).
 
 Everything is re-exported here: ``from layout_solver.reconstruct import compare``.
 """
@@ -32,7 +34,16 @@ from ..options import ADDRESSING, FILTERS, Addressing, Filter
 from .apron_blits import ApronDrop, ApronStats, apply_aprons, blit_nearest, owner_map
 from .bound import ErrorReport, compare, footprint_touches, neighbourhood_bound, reconstruction_error
 from .findings import Side, detached_image_edges, inconsistent_adjacent_tiles
-from .images import ReconstructionImages, reconstruction_images
+from .grid import BLOCK, PixelBlock, pixel_blocks, sample_grid
+from .images import (
+    RASTER_MAX_SIDE,
+    ReconstructionImages,
+    ReconstructionRasters,
+    raster_factor,
+    reconstruction_images,
+    reconstruction_rasters,
+    scene_range,
+)
 from .points import EDGE_OFFSETS, bin_edges, sample_points
 from .reference_scene import scene
 from .render import EMPTY, RenderedBin, expand, render_bin, render_bins, store_expanded, store_subsampled, stored_rect
@@ -41,10 +52,12 @@ from .transform import ffma_np, subsampled_coordinates
 from .view import ViewReconstruction, reconstruct_view, sample_both
 
 __all__ = [
-    "ADDRESSING", "BORDER", "EDGE_OFFSETS", "EMPTY", "FILTERS", "Addressing", "ApronDrop", "ApronStats",
-    "ErrorReport", "Filter", "ReconstructionImages", "RenderedBin", "Side", "ViewReconstruction", "apply_aprons",
-    "bin_edges", "blit_nearest", "compare", "detached_image_edges", "expand", "ffma_np", "footprint_touches",
-    "inconsistent_adjacent_tiles", "neighbourhood_bound", "owner_map", "reconstruct_view", "reconstruction_error",
-    "reconstruction_images", "render_bin", "render_bins", "sample", "sample_both", "sample_points", "scene",
+    "ADDRESSING", "BLOCK", "BORDER", "EDGE_OFFSETS", "EMPTY", "FILTERS", "RASTER_MAX_SIDE", "Addressing",
+    "ApronDrop", "ApronStats", "ErrorReport", "Filter", "PixelBlock", "ReconstructionImages",
+    "ReconstructionRasters", "RenderedBin", "Side", "ViewReconstruction", "apply_aprons", "bin_edges",
+    "blit_nearest", "compare", "detached_image_edges", "expand", "ffma_np", "footprint_touches",
+    "inconsistent_adjacent_tiles", "neighbourhood_bound", "owner_map", "pixel_blocks", "raster_factor",
+    "reconstruct_view", "reconstruction_error", "reconstruction_images", "reconstruction_rasters", "render_bin",
+    "render_bins", "sample", "sample_both", "sample_grid", "sample_points", "scene", "scene_range",
     "store_expanded", "store_subsampled", "stored_rect", "subsampled_coordinates",
 ]

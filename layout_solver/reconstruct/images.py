@@ -1,8 +1,19 @@
 """Whole-framebuffer arrays of one reconstructed view, for the pictures of
 ``turnip-fdm layout`` (:mod:`layout_solver.report`): the scene, both stored images, the
-reconstruction sampled at every pixel centre and its error."""
+reconstruction sampled at every pixel centre and its error.
+
+Both functions sample through :func:`~layout_solver.reconstruct.grid.pixel_blocks` (bounded
+blocks, the transform separated per metadata bin).  :func:`reconstruction_images` assembles
+full-resolution ``H x W`` float64 arrays (tests, small passes);
+:func:`reconstruction_rasters` keeps only what the pictures draw, at most
+:data:`RASTER_MAX_SIDE` pixels a side, so its memory does not grow with the framebuffer
+beyond the stored images themselves.
+"""
 
 from __future__ import annotations
+
+import functools
+import math
 
 import attrs
 import numpy as np
@@ -11,12 +22,17 @@ from fdm.plan import RenderPassPlan
 
 from ..options import Addressing, Filter
 from ..solver import SubsampledLayout
-from ._types import F32Array, FloatArray
+from ._types import F32Array, FloatArray, Pair
 from .apron_blits import ApronDrop
+from .grid import BLOCK, pixel_blocks
 from .reference_scene import scene
-from .render import EMPTY
 from .sampler import BORDER
-from .view import reconstruct_view, sample_both
+from .view import reconstruct_view
+
+#: the largest side (pixels) of the raster pictures of :func:`reconstruction_rasters`: larger
+#: framebuffers are shown reduced by an integer factor (the pictures are drawn about 760 picture
+#: units wide, so this is already more than twice the drawn resolution)
+RASTER_MAX_SIDE = 1920
 
 
 @attrs.frozen(eq=False, kw_only=True)
@@ -38,13 +54,84 @@ def reconstruction_images(plan: RenderPassPlan, layout: SubsampledLayout, view: 
     Pixels in unrendered cells hold NaN in ``reconstructed``/``reference``/``error``."""
     rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
     W, H = plan.scenario.framebuffer
+    recon = np.full((H, W), np.nan)
+    ref = np.full((H, W), np.nan)
+    for blk in pixel_blocks(rec, filter, addressing, border):
+        recon[blk.y0:blk.y1, blk.x0:blk.x1] = blk.subsampled
+        ref[blk.y0:blk.y1, blk.x0:blk.x1] = blk.expanded
     gy, gx = np.mgrid[0:H, 0:W]
-    xs, ys = (gx + 0.5).ravel(), (gy + 0.5).ravel()
-    rendered = (rec.expanded != EMPTY).ravel()
-    recon = np.full(W * H, np.nan)
-    ref = np.full(W * H, np.nan)
-    a, b, _, _ = sample_both(rec, xs[rendered], ys[rendered], filter, addressing, border)
-    recon[rendered], ref[rendered] = a, b
     return ReconstructionImages(scene=scene(gx + 0.5, gy + 0.5, (W, H)), expanded=rec.expanded,
-                                subsampled=rec.subsampled, reconstructed=recon.reshape(H, W),
-                                reference=ref.reshape(H, W), error=np.abs(recon - ref).reshape(H, W))
+                                subsampled=rec.subsampled, reconstructed=recon, reference=ref,
+                                error=np.abs(recon - ref))
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class ReconstructionRasters:
+    """What the (c) pictures of one view draw, reduced by ``factor`` per axis (1 up to
+    :data:`RASTER_MAX_SIDE`): the image pixels at the centre of every ``factor x factor``
+    block (``k // 2`` into it, the pixel a nearest-neighbour reduction shows), the error the
+    largest of its block, so no error line disappears.  The numbers are over every pixel."""
+
+    factor: int
+    scene_range: tuple[float, float]   # min, max of the scene over every framebuffer pixel centre
+    subsampled: F32Array               # pixels k//2, k//2 + k, ... of the memory after the aprons
+    reconstructed: FloatArray          # pixels k//2, k//2 + k, ...: sampled through the metadata (NaN: unrendered)
+    error: FloatArray                  # ceil(H / k) x ceil(W / k): largest |error| of each block (NaN: unrendered)
+    max_error: float                   # largest |reconstructed - reference| over every rendered pixel centre
+    worst: tuple[float, float]         # framebuffer position of ``max_error``
+
+
+def raster_factor(size: Pair, max_side: int = RASTER_MAX_SIDE) -> int:
+    """The integer reduction that brings ``size`` (pixels) to at most ``max_side`` a side."""
+    return max(1, math.ceil(max(size) / max_side))
+
+
+@functools.lru_cache(maxsize=4)
+def scene_range(fb_size: Pair) -> tuple[float, float]:
+    """Min and max of the scene over every pixel centre of a ``fb_size`` framebuffer, in strips
+    of :data:`BLOCK` rows (the same values as over the whole-image array)."""
+    W, H = fb_size
+    xs = np.arange(W) + 0.5
+    lo, hi = math.inf, -math.inf
+    for y0 in range(0, H, BLOCK):
+        s = scene(xs[None, :], (np.arange(y0, min(y0 + BLOCK, H)) + 0.5)[:, None], fb_size)
+        lo, hi = min(lo, float(s.min())), max(hi, float(s.max()))
+    return lo, hi
+
+
+def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *, filter: Filter = "linear",
+                           addressing: Addressing = "clamp_to_edge", drop_apron: ApronDrop = None,
+                           fused: bool = True, border: float = BORDER,
+                           max_side: int = RASTER_MAX_SIDE) -> ReconstructionRasters:
+    """The (c) pictures' arrays of ``view``, at most ``max_side`` pixels a side: the whole path
+    sampled at every pixel centre block by block, each block reduced as it is produced (the
+    full-resolution reconstruction and error never exist as arrays)."""
+    rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
+    W, H = plan.scenario.framebuffer
+    k = raster_factor((W, H), max_side)
+    c = k // 2
+    recon = np.full((len(range(c, H, k)), len(range(c, W, k))), np.nan)
+    err = np.full((-(-H // k), -(-W // k)), np.nan)
+    worst, where = -math.inf, (0.0, 0.0)
+    for blk in pixel_blocks(rec, filter, addressing, border):
+        e = np.abs(blk.subsampled - blk.expanded)
+        if not np.isnan(e).all():
+            i = int(np.nanargmax(e))
+            if e.flat[i] > worst:
+                jy, jx = divmod(i, blk.x1 - blk.x0)
+                worst, where = float(e.flat[i]), (blk.x0 + jx + 0.5, blk.y0 + jy + 0.5)
+        # the pixels of the block that are block centres of the reduced grid
+        fx, fy = -(-(blk.x0 - c) // k) * k + c, -(-(blk.y0 - c) // k) * k + c
+        if fx < blk.x1 and fy < blk.y1:
+            recon[fy // k:(blk.y1 - 1 - c) // k + 1, fx // k:(blk.x1 - 1 - c) // k + 1] = \
+                blk.subsampled[fy - blk.y0::k, fx - blk.x0::k]
+        # largest error per reduced pixel: the block split at multiples of k
+        rows = np.unique(np.concatenate([[blk.y0], np.arange(-(-blk.y0 // k) * k, blk.y1, k)]))
+        cols = np.unique(np.concatenate([[blk.x0], np.arange(-(-blk.x0 // k) * k, blk.x1, k)]))
+        with np.errstate(invalid="ignore"):
+            red = np.fmax.reduceat(np.fmax.reduceat(e, rows - blk.y0, axis=0), cols - blk.x0, axis=1)
+        ry, rx = rows // k, cols // k
+        err[np.ix_(ry, rx)] = np.fmax(err[np.ix_(ry, rx)], red)
+    return ReconstructionRasters(factor=k, scene_range=scene_range((W, H)), subsampled=rec.subsampled[c::k, c::k],
+                                 reconstructed=recon, error=err, max_error=worst if worst > -math.inf else 0.0,
+                                 worst=where)

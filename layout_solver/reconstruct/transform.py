@@ -17,15 +17,19 @@ from fdm.errors import DriverAssertion
 from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, Vec4, layer_header
 from ._types import F32Array
 
+#: the float64 bits below a float32 significand (52 - 23): a float64 ``s`` of the float32 normal
+#: range lies exactly halfway between two float32 values iff these bits are ``100...0``
+_LOW_BITS = np.uint64((1 << 29) - 1)
+_HALF_BITS = np.uint64(1 << 28)
+#: the float32 normal range ``[2**-126, 2**128)``, where that test holds
+_F32_NORMAL_MIN = 2.0 ** -126
+_F32_RANGE_END = 2.0 ** 128
 
-def ffma_np(a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike, fused: bool) -> F32Array:
-    """float32 ``a * b + c`` element-wise, as :func:`layout_solver.metadata.ffma`: ``fused``
-    rounds the exact result once.  The float32 product is exact in float64; the float64 sum
-    ``s`` is off by ``e`` (TwoSum), which only matters when ``s`` is exactly halfway between two
-    float32 values (any other float64 lies at least one float64 ulp from such a midpoint)."""
-    a32, b32, c32 = (np.asarray(t, dtype=np.float32) for t in (a, b, c))
-    if not fused:
-        return (a32 * b32).astype(np.float32) + c32
+
+def _ffma_fused_general(a32: F32Array, b32: F32Array, c32: F32Array) -> F32Array:
+    """The fused float32 ``a * b + c`` for any inputs (subnormal and overflowing results,
+    infinities): float64 sum ``s`` and its TwoSum error ``e``; where ``s`` is exactly halfway
+    between two float32 values, ``e`` says which of them the exact sum is nearer to."""
     p = a32.astype(np.float64) * b32.astype(np.float64)
     c64 = c32.astype(np.float64)
     s = p + c64
@@ -39,6 +43,44 @@ def ffma_np(a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike, fused: bool) -
     down = np.minimum(r, toward)
     fix = np.where(e > 0, up, down)
     return np.where(mid & (e != 0), fix, r).astype(np.float32)
+
+
+def ffma_np(a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike, fused: bool) -> F32Array:
+    """float32 ``a * b + c`` element-wise, as :func:`layout_solver.metadata.ffma`, bit for bit:
+    ``fused`` rounds the exact result once, otherwise the product is rounded first.
+
+    Fused: the product of two float32 is exact in float64 and the float64 sum ``s`` is the
+    exact sum correctly rounded, so rounding ``s`` to float32 gives the correctly rounded
+    result unless ``s`` lies exactly halfway between two float32 values while the exact sum
+    does not (double rounding: a float32 midpoint strictly between ``s`` and the exact sum
+    would be a float64 nearer to it than ``s``).  Midpoints are found from the bits of ``s``
+    (float32 normal range) and only those elements get the TwoSum error term that decides
+    the side; results outside the normal range take :func:`_ffma_fused_general`."""
+    a32, b32, c32 = np.broadcast_arrays(*(np.asarray(t, dtype=np.float32) for t in (a, b, c)))
+    if not fused:
+        return (a32 * b32).astype(np.float32) + c32
+    p = a32.astype(np.float64) * b32.astype(np.float64)
+    c64 = c32.astype(np.float64)
+    s = p + c64
+    r = s.astype(np.float32)
+    mag = np.abs(s)
+    regular = (mag >= _F32_NORMAL_MIN) & (mag < _F32_RANGE_END)
+    mid = regular & ((s.view(np.uint64) & _LOW_BITS) == _HALF_BITS)
+    irregular = ~regular & (s != 0)
+    if mid.any():
+        k = np.flatnonzero(mid)
+        sk, pk, ck = s.flat[k], p.flat[k], c64.flat[k]
+        bb = sk - pk
+        e = (pk - (sk - bb)) + (ck - bb)   # TwoSum: exact = s + e
+        # the float32 neighbours of s: toward zero (s with the midpoint bit cleared) and away
+        toward0 = (sk.view(np.uint64) & ~_LOW_BITS).view(np.float64).astype(np.float32)
+        away = np.nextafter(toward0, np.where(sk > 0, np.float32(np.inf), np.float32(-np.inf)).astype(np.float32))
+        pick = np.where((e > 0) == (sk > 0), away, toward0)
+        r.flat[k] = np.where(e != 0, pick, r.flat[k])
+    if irregular.any():
+        k = np.flatnonzero(irregular)
+        r.flat[k] = _ffma_fused_general(a32.flat[k], b32.flat[k], c32.flat[k])
+    return r
 
 
 def subsampled_coordinates(ubo: Sequence[Vec4 | None], u: npt.ArrayLike, v: npt.ArrayLike, layer: int = 0, *,

@@ -1,0 +1,156 @@
+"""Both paths sampled at every framebuffer pixel centre, block by block, in bounded memory.
+
+:func:`sample_both` samples scattered points: every point goes through the whole shader
+transform and four gathers.  At pixel centres the work separates: the normalized coordinate
+``u = float32((x + 0.5) / W)`` depends on the column only and ``v`` on the row only, so the
+header's bin lookup ``f2u16(u * hdr.scale + hdr.offset)`` gives one metadata bin column per
+pixel column and one bin row per pixel row, and inside one metadata bin ``u' = u * bin.scale +
+bin.offset`` is again a function of the column alone.  :func:`pixel_blocks` therefore runs the
+float32 transform (:func:`~layout_solver.reconstruct.ffma_np`, bit for bit the scalar model) on
+``W + H`` coordinates per metadata bin row and column instead of ``W * H``, and the sampler on
+one block of at most :data:`BLOCK` x :data:`BLOCK` pixels at a time (:func:`sample_grid`: the
+same float64 operations, in the same order, as :func:`~layout_solver.reconstruct.sample`, on
+the outer product of a row of texel x and a column of texel y coordinates).  The values are
+identical to :func:`sample_both` at the same points (tested), and so are the refusals: a
+rendered pixel whose bin coordinate ``f2u16`` leaves undefined raises
+:class:`~fdm.errors.DriverAssertion`, one that reads an unwritten metadata slot
+:class:`~layout_solver.metadata.UndefinedMetadataRead`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import attrs
+import numpy as np
+
+from fdm.errors import DriverAssertion
+
+from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, layer_header
+from ..options import Addressing, Filter, as_addressing, as_filter
+from ._types import BoolArray, F32Array, FloatArray, IntArray
+from .render import EMPTY
+from .sampler import BORDER
+from .transform import ffma_np
+from .view import ViewReconstruction
+
+#: the largest block side (pixels) sampled at once: about a dozen float64 temporaries of
+#: ``BLOCK * BLOCK`` values (0.5 MiB each) live at a time, whatever the framebuffer size
+BLOCK = 256
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class PixelBlock:
+    """Both paths sampled at the pixel centres ``[x0, x1) x [y0, y1)`` (float64, NaN where no
+    tile rendered for the view: not sampled)."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+    subsampled: FloatArray    # the subsampled image sampled through the metadata
+    expanded: FloatArray      # the expanded image sampled at the same normalized coordinates
+
+
+def _runs(keys: IntArray) -> list[tuple[int, int, int]]:
+    """``(key, start, end)`` of the maximal runs of equal values of ``keys``."""
+    if len(keys) == 0:
+        return []
+    cuts = np.flatnonzero(np.diff(keys)) + 1
+    starts = np.concatenate([[0], cuts])
+    ends = np.concatenate([cuts, [len(keys)]])
+    return [(int(keys[s]), int(s), int(e)) for s, e in zip(starts, ends, strict=True)]
+
+
+def _fetch_grid(image: F32Array, i: IntArray, j: IntArray, addressing: Addressing, border: float) -> FloatArray:
+    """``image[j, i]`` for every (row ``j``, column ``i``) pair as float64, addressed as
+    :func:`~layout_solver.reconstruct.sampler` does (clamped indices; outside texels the
+    border colour under CLAMP_TO_BORDER)."""
+    h, w = image.shape
+    jc, ic = np.clip(j, 0, h - 1), np.clip(i, 0, w - 1)
+    i0 = int(ic.min())
+    val = image[jc, i0:int(ic.max()) + 1][:, ic - i0].astype(np.float64)
+    if addressing == "clamp_to_edge":
+        return val
+    inside = ((j >= 0) & (j < h))[:, None] & ((i >= 0) & (i < w))[None, :]
+    return np.where(inside, val, border)
+
+
+def sample_grid(image: F32Array, tx: FloatArray, ty: FloatArray, filter: Filter, addressing: Addressing,
+                border: float = BORDER) -> FloatArray:
+    """:func:`~layout_solver.reconstruct.sample` at every point of the grid ``ty x tx``
+    (texel coordinates: a row ``tx`` and a column ``ty``), ``len(ty) x len(tx)`` float64: the
+    same operations on the same values, so bit for bit the scattered sampler's results."""
+    filter = as_filter(filter)
+    addressing = as_addressing(addressing)
+    if filter == "nearest":
+        return _fetch_grid(image, np.floor(tx).astype(np.int64), np.floor(ty).astype(np.int64), addressing, border)
+    x, y = tx - 0.5, ty - 0.5
+    fi0, fj0 = np.floor(x), np.floor(y)
+    a, b = (x - fi0)[None, :], (y - fj0)[:, None]
+    i0, j0 = fi0.astype(np.int64), fj0.astype(np.int64)
+    # (1 - a) * (1 - b) * t00 + ..., evaluated left to right as the scattered sampler does
+    out = (1 - a) * (1 - b) * _fetch_grid(image, i0, j0, addressing, border)
+    out += a * (1 - b) * _fetch_grid(image, i0 + 1, j0, addressing, border)
+    out += (1 - a) * b * _fetch_grid(image, i0, j0 + 1, addressing, border)
+    out += a * b * _fetch_grid(image, i0 + 1, j0 + 1, addressing, border)
+    return out
+
+
+def _bin_coordinate(c32: F32Array, scale: float, offset: float, fused: bool, used: BoolArray) -> IntArray:
+    """``f2u16(c * scale + offset)`` per coordinate (-1 where undefined); raises where a
+    coordinate of a rendered pixel (``used``) is undefined, as the scattered transform does."""
+    f = ffma_np(c32, scale, offset, fused)
+    ok = (f >= 0) & (f < 65536)
+    if np.any(used & ~ok):
+        raise DriverAssertion("f2u16", "is undefined outside [0, 65536), and a bin coordinate lies there")
+    return np.where(ok, f, -1).astype(np.int64)
+
+
+def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing, border: float = BORDER,
+                 block: int = BLOCK) -> Iterator[PixelBlock]:
+    """Both paths of ``rec`` sampled at every pixel centre where a tile rendered for the view,
+    as blocks of at most ``block`` x ``block`` pixels inside one metadata bin (blocks without a
+    rendered pixel are left out).  Values: those of :func:`~layout_solver.reconstruct.sample_both`
+    at the same points."""
+    filter = as_filter(filter)
+    addressing = as_addressing(addressing)
+    W, H = rec.plan.scenario.framebuffer
+    u = ((np.arange(W) + 0.5) / W).astype(np.float32)
+    v = ((np.arange(H) + 0.5) / H).astype(np.float32)
+    rendered = rec.expanded != EMPTY
+    layer = rec.layer or 0
+    hdr, stride = layer_header(rec.ubo, layer)
+    base = layer * LAYER_VEC4S
+    slots = rec.ubo[base + 2:base + LAYER_VEC4S]
+    bx = _bin_coordinate(u, float(hdr[0]), float(hdr[2]), rec.fused, rendered.any(axis=0))
+    by = _bin_coordinate(v, float(hdr[1]), float(hdr[3]), rec.fused, rendered.any(axis=1))
+    ref_tx, ref_ty = u.astype(np.float64) * W, v.astype(np.float64) * H
+    w0, h0 = rec.layout.width0, rec.layout.height0
+    for cy, ya, yb in _runs(by):
+        for cx, xa, xb in _runs(bx):
+            mask = rendered[ya:yb, xa:xb]
+            if cx < 0 or cy < 0 or not mask.any():
+                continue
+            idx = cy * stride + cx
+            bd = slots[idx] if idx < len(slots) else None
+            if bd is None:
+                raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
+                                            "reads only written metadata, but a bin slot that was never written "
+                                            "is read")
+            tx = ffma_np(u[xa:xb], bd[0], bd[2], rec.fused).astype(np.float64) * w0
+            ty = ffma_np(v[ya:yb], bd[1], bd[3], rec.fused).astype(np.float64) * h0
+            for y0 in range(ya, yb, block):
+                y1 = min(y0 + block, yb)
+                for x0 in range(xa, xb, block):
+                    x1 = min(x0 + block, xb)
+                    m = mask[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
+                    if not m.any():
+                        continue
+                    a = sample_grid(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya], filter, addressing,
+                                    border)
+                    b = sample_grid(rec.expanded, ref_tx[x0:x1], ref_ty[y0:y1], filter, addressing, border)
+                    if not m.all():
+                        a[~m] = np.nan
+                        b[~m] = np.nan
+                    yield PixelBlock(x0=x0, y0=y0, x1=x1, y1=y1, subsampled=a, expanded=b)
