@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import io
 import json
+import lzma
 import os
 import shutil
 import subprocess
@@ -345,8 +346,8 @@ def test_bundle_round_trip_and_check(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert loaded.device is not None and loaded.device["info"]["name"] == "fakepipe"
     rec = next(r for r in loaded.records if r.name == "replay.fake.pass")
     case_dir = out / "cases" / "replay.fake.pass"
-    assert sorted(os.listdir(case_dir)) == ["case.json", "color.npy", "color.png", "depth.npy", "depth.png",
-                                            "frag_size.npy", "frag_size.png", "mask.npy", "mask.png"]
+    assert sorted(os.listdir(case_dir)) == ["case.json", "color.npy.xz", "color.png", "depth.npy.xz", "depth.png",
+                                            "frag_size.npy.xz", "frag_size.png", "mask.npy.xz", "mask.png"]
     stored = bundle.load_output(loaded, rec)
     fresh = render_ok(None, rec.scene)
     for name, img in fresh.images.items():
@@ -359,7 +360,7 @@ def test_bundle_round_trip_and_check(tmp_path: Path, monkeypatch: pytest.MonkeyP
     doc = json.loads((case_dir / "case.json").read_text())
     assert doc["scene"] == {"size": [3, 5]} and doc["verdict"]["status"] == "Pass"
     assert doc["images"][0] == {"name": "color", "shape": [3, 5, 4], "dtype": "|u1", "bytes": 60,
-                                "npy": "color.npy", "png": "color.png", "png_view": "as stored; alpha dropped",
+                                "npy": "color.npy.xz", "png": "color.png", "png_view": "as stored; alpha dropped",
                                 "omitted": None}
 
     monkeypatch.setattr("vk_tests.cli.all_cases", lambda: cases)
@@ -371,9 +372,11 @@ def test_bundle_round_trip_and_check(tmp_path: Path, monkeypatch: pytest.MonkeyP
         in lines
 
     # a stored image changed: the judge now says otherwise
-    img = np.load(case_dir / "color.npy")
+    img = bundle.load_npy("bundle", str(case_dir / "color.npy.xz"))
     img[2, 4, 1] = 200
-    np.save(case_dir / "color.npy", img)
+    buf = io.BytesIO()
+    np.save(buf, img)
+    (case_dir / "color.npy.xz").write_bytes(lzma.compress(buf.getvalue()))
     status, text, _ = call(capsys, "vk", "check", str(out))
     assert status == 1
     differs = [line for line in text.splitlines() if line.startswith("DIFFERS")]
@@ -397,7 +400,8 @@ def test_large_images_left_out(tmp_path: Path) -> None:
     loaded = bundle.load_bundle(str(tmp_path / "out"))
     (rec,) = loaded.records
     assert [(i.name, i.omitted is not None) for i in rec.images] == [("color", False), ("huge", True)]
-    assert sorted(os.listdir(tmp_path / "out" / "cases" / "host.fake.big")) == ["case.json", "color.npy", "color.png"]
+    files = sorted(os.listdir(tmp_path / "out" / "cases" / "host.fake.big"))
+    assert files == ["case.json", "color.npy.xz", "color.png"]
     (check,) = runner.recheck(loaded, registry.by_name(cases))
     assert check.outcome == "unchecked" and "'huge'" in check.note
 
@@ -424,6 +428,68 @@ def test_bundle_refusals(tmp_path: Path) -> None:
     runner.run_suite(suite()[:1], None, str(again), None)
     runner.run_suite([fake_case("host.fake.other", render_ok, False)], None, str(again), None)
     assert os.listdir(again / "cases") == ["host.fake.other"]
+
+
+def _xz_npy(header: bytes, data: bytes = b"") -> bytes:
+    return lzma.compress(header + data)
+
+
+def test_compressed_images_are_checked_before_they_are_decompressed(tmp_path: Path) -> None:
+    """A .npy.xz whose header claims too much, an object dtype, more data than announced, or a
+    damaged stream is refused with one line, without decompressing (allocating) the data."""
+    def npy(shape: tuple[int, ...], descr: str) -> bytes:
+        head = f"{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}".encode()
+        head += b" " * (63 - (len(head) + 10) % 64) + b"\n"
+        return b"\x93NUMPY\x01\x00" + len(head).to_bytes(2, "little") + head
+
+    cases = {
+        "huge": (_xz_npy(npy((50000, 50000, 4), "<u4"), b"\0" * (1 << 20)), "more than 1073741824"),
+        "object": (_xz_npy(npy((2,), "|O"), b"\0" * 16), "not a numeric image"),
+        "longer": (_xz_npy(npy((2, 2), "<u2"), b"\0" * 9), "more data than its header announces"),
+        "short": (_xz_npy(npy((2, 2), "<u2"), b"\0" * 7), "truncated image"),
+        "damaged": (_xz_npy(npy((2, 2), "<u2"), b"\0" * 8)[:-9], "is not a .npy image"),
+        "not_npy": (lzma.compress(b"hello world, not an image"), "bad magic"),
+        # a 4 GiB run of zeros compresses to a few hundred kB: only the header's size is read
+        "bomb": (lzma.compress(npy((4, 4), "<u1") + b"\0" * (64 << 20)), "more data than its header announces"),
+    }
+    for name, (data, why) in cases.items():
+        path = tmp_path / f"{name}.npy.xz"
+        path.write_bytes(data)
+        with pytest.raises(ScenarioError, match=why):
+            bundle.load_npy("bundle", str(path))
+    good = tmp_path / "good.npy.xz"
+    buf = io.BytesIO()
+    np.save(buf, np.arange(24, dtype=np.uint16).reshape(2, 3, 4))
+    good.write_bytes(lzma.compress(buf.getvalue()))
+    assert np.array_equal(bundle.load_npy("bundle", str(good)), np.arange(24, dtype=np.uint16).reshape(2, 3, 4))
+
+
+def test_version_1_bundles_are_still_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A version 1 bundle (plain .npy images) is read and re-judged; an unknown version is
+    refused with one line."""
+    out = tmp_path / "out"
+    cases = suite()
+    runner.run_suite(cases, None, str(out), None, opener=Opener())
+    summary = json.loads((out / "summary.json").read_text())
+    summary["version"] = 1
+    (out / "summary.json").write_text(json.dumps(summary))
+    for case_json in (out / "cases").glob("*/case.json"):
+        doc = json.loads(case_json.read_text())
+        for image in doc["images"]:
+            if image["npy"]:
+                xz = case_json.parent / image["npy"]
+                (case_json.parent / f"{image['name']}.npy").write_bytes(lzma.decompress(xz.read_bytes()))
+                xz.unlink()
+                image["npy"] = f"{image['name']}.npy"
+        case_json.write_text(json.dumps(doc))
+    monkeypatch.setattr("vk_tests.cli.all_cases", lambda: cases)
+    status, text, _ = call(capsys, "vk", "check", str(out))
+    assert status == 0 and text.splitlines()[-1] == "10 same, 0 differ, 0 unknown, 0 unchecked"
+    summary["version"] = 3
+    (out / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(ScenarioError, match="bundle version 3; this turnip-fdm reads versions 1, 2"):
+        bundle.load_bundle(str(out))
 
 
 # ---- JUnit and the closing line ----------------------------------------------------------------
