@@ -753,7 +753,7 @@ def fsr_cases() -> list[Case]:
                                                _radial((12, 8), (192, 64), (40, 80))]}
     cases.append(_case("fsr.multiview_layer_select.per_view_radial.a730",
                        "D2: 2 views with their own radial maps: a 2-layer shading-rate attachment, the layer chosen "
-                       "by ViewIndex (per-view areas differ on 16 bins)",
+                       "by ViewIndex (the views' areas differ on all 16 bins)",
                        fsr_scene(_base("a730", views=2, density=mv))))
     cases.append(_case("fsr.msaa_resolve_harness.4x_2x2.a730",
                        "D3: 4x MSAA with a 2x2 rate on every bin and a resolve (an FSR fragment has a sample set "
