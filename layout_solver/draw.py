@@ -79,9 +79,15 @@ def _esc(s: str) -> str:
 
 
 def _png_bytes(pixels: np.ndarray) -> bytes:
+    """An RGB uint8 image as PNG; a grey one (R = G = B everywhere) as a greyscale PNG, the same
+    pixels in a third of the data (about twice as fast to compress)."""
     from PIL import Image
     buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(pixels, dtype=np.uint8), "RGB").save(buf, "PNG")
+    px = np.ascontiguousarray(pixels, dtype=np.uint8)
+    if np.array_equal(px[..., 0], px[..., 1]) and np.array_equal(px[..., 1], px[..., 2]):
+        Image.fromarray(np.ascontiguousarray(px[..., 0]), "L").save(buf, "PNG")
+    else:
+        Image.fromarray(px, "RGB").save(buf, "PNG")
     return buf.getvalue()
 
 

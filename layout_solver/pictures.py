@@ -141,12 +141,24 @@ def subsampled_picture(layout: SubsampledLayout, view: int, aprons: Sequence[Apr
     return Canvas(int(lx + LEGEND_W), int(oy + H0 * s + MARGIN), tuple(shapes), f"subsampled view {view}")
 
 
+def _channel8(a: np.ndarray) -> np.ndarray:
+    """One float channel in [0, 1] to uint8: ``rint(clip(a, 0, 1) * 255)``."""
+    c = np.minimum(np.maximum(np.asarray(a, dtype=np.float64), 0.0), 1.0)
+    c *= 255.0
+    return np.rint(c, out=c).astype(np.uint8)
+
+
 def to_rgb8(img: np.ndarray) -> np.ndarray:
-    """Float image in [0, 1] (H x W or H x W x 3) to RGB uint8."""
-    a = np.clip(np.asarray(img, dtype=np.float64), 0.0, 1.0)
+    """Float image in [0, 1] (H x W or H x W x 3) to RGB uint8 (a grey image converted once and
+    copied into the three channels)."""
+    a = np.asarray(img)
+    out = np.empty((a.shape[0], a.shape[1], 3), dtype=np.uint8)
     if a.ndim == 2:
-        a = np.stack([a, a, a], axis=-1)
-    return np.rint(a[..., :3] * 255.0).astype(np.uint8)
+        out[...] = _channel8(a)[..., None]
+    else:
+        for k in range(3):
+            out[..., k] = _channel8(a[..., k])
+    return out
 
 
 def heat_rgb(err: np.ndarray, vmax: float | None = None) -> np.ndarray:
@@ -156,10 +168,12 @@ def heat_rgb(err: np.ndarray, vmax: float | None = None) -> np.ndarray:
         e = e.max(axis=-1)
     top = vmax if vmax else (float(e.max()) or 1.0)
     t = np.clip(e / top, 0.0, 1.0)
-    r = np.where(t < 0.5, 1.0, 1.0 - (t - 0.5) * 1.2)
-    g = np.where(t < 0.5, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6)
-    b = np.where(t < 0.25, 1.0 - t * 4.0, 0.0)
-    return to_rgb8(np.stack([r, g, b], axis=-1))
+    lo = t < 0.5
+    out = np.empty(t.shape + (3,), dtype=np.uint8)
+    out[..., 0] = _channel8(np.where(lo, 1.0, 1.0 - (t - 0.5) * 1.2))
+    out[..., 1] = _channel8(np.where(lo, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6))
+    out[..., 2] = _channel8(np.where(t < 0.25, 1.0 - t * 4.0, 0.0))
+    return out
 
 
 def raster_picture(title: str, pixels: np.ndarray, note: str = "") -> Canvas:

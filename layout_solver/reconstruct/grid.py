@@ -62,38 +62,55 @@ def _runs(keys: IntArray) -> list[tuple[int, int, int]]:
     return [(int(keys[s]), int(s), int(e)) for s, e in zip(starts, ends, strict=True)]
 
 
-def _fetch_grid(image: F32Array, i: IntArray, j: IntArray, addressing: Addressing, border: float) -> FloatArray:
-    """``image[j, i]`` for every (row ``j``, column ``i``) pair as float64, addressed as
-    :func:`~layout_solver.reconstruct.sampler` does (clamped indices; outside texels the
-    border colour under CLAMP_TO_BORDER)."""
+def _gather(image: F32Array, i: IntArray, j: IntArray) -> tuple[F32Array, F32Array, F32Array, F32Array]:
+    """The four texels ``(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)`` of every (row ``j``,
+    column ``i``) pair, indices clamped to the image (float32, as stored): two row gathers of
+    the column span, then four column picks."""
     h, w = image.shape
-    jc, ic = np.clip(j, 0, h - 1), np.clip(i, 0, w - 1)
-    i0 = int(ic.min())
-    val = image[jc, i0:int(ic.max()) + 1][:, ic - i0].astype(np.float64)
-    if addressing == "clamp_to_edge":
-        return val
+    i0c, i1c = np.clip(i, 0, w - 1), np.clip(i + 1, 0, w - 1)
+    lo = int(i0c.min())
+    span = image[:, lo:int(i1c.max()) + 1]
+    r0, r1 = span[np.clip(j, 0, h - 1)], span[np.clip(j + 1, 0, h - 1)]
+    c0, c1 = i0c - lo, i1c - lo
+    return r0[:, c0], r0[:, c1], r1[:, c0], r1[:, c1]
+
+
+def _bordered(val: F32Array, i: IntArray, j: IntArray, w: int, h: int, border: float) -> FloatArray:
+    """CLAMP_TO_BORDER: ``val`` where texel ``(i, j)`` lies inside the image, else ``border``."""
     inside = ((j >= 0) & (j < h))[:, None] & ((i >= 0) & (i < w))[None, :]
-    return np.where(inside, val, border)
+    return np.where(inside, val.astype(np.float64), border)
 
 
 def sample_grid(image: F32Array, tx: FloatArray, ty: FloatArray, filter: Filter, addressing: Addressing,
                 border: float = BORDER) -> FloatArray:
     """:func:`~layout_solver.reconstruct.sample` at every point of the grid ``ty x tx``
     (texel coordinates: a row ``tx`` and a column ``ty``), ``len(ty) x len(tx)`` float64: the
-    same operations on the same values, so bit for bit the scattered sampler's results."""
+    same operations on the same values, so bit for bit the scattered sampler's results (a
+    float32 texel times a float64 weight is the product of the texel converted to float64)."""
     filter = as_filter(filter)
     addressing = as_addressing(addressing)
+    h, w = image.shape
     if filter == "nearest":
-        return _fetch_grid(image, np.floor(tx).astype(np.int64), np.floor(ty).astype(np.int64), addressing, border)
+        i, j = np.floor(tx).astype(np.int64), np.floor(ty).astype(np.int64)
+        ic, jc = np.clip(i, 0, w - 1), np.clip(j, 0, h - 1)
+        lo = int(ic.min())
+        val = image[jc, lo:int(ic.max()) + 1][:, ic - lo]
+        if addressing == "clamp_to_edge":
+            return val.astype(np.float64)
+        return _bordered(val, i, j, w, h, border)
     x, y = tx - 0.5, ty - 0.5
     fi0, fj0 = np.floor(x), np.floor(y)
     a, b = (x - fi0)[None, :], (y - fj0)[:, None]
     i0, j0 = fi0.astype(np.int64), fj0.astype(np.int64)
+    t00, t10, t01, t11 = _gather(image, i0, j0)
+    if addressing == "clamp_to_border":
+        t00, t10 = _bordered(t00, i0, j0, w, h, border), _bordered(t10, i0 + 1, j0, w, h, border)
+        t01, t11 = _bordered(t01, i0, j0 + 1, w, h, border), _bordered(t11, i0 + 1, j0 + 1, w, h, border)
     # (1 - a) * (1 - b) * t00 + ..., evaluated left to right as the scattered sampler does
-    out = (1 - a) * (1 - b) * _fetch_grid(image, i0, j0, addressing, border)
-    out += a * (1 - b) * _fetch_grid(image, i0 + 1, j0, addressing, border)
-    out += (1 - a) * b * _fetch_grid(image, i0, j0 + 1, addressing, border)
-    out += a * b * _fetch_grid(image, i0 + 1, j0 + 1, addressing, border)
+    out = (1 - a) * (1 - b) * t00
+    out += a * (1 - b) * t10
+    out += (1 - a) * b * t01
+    out += a * b * t11
     return out
 
 

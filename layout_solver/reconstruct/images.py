@@ -125,13 +125,18 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
         if fx < blk.x1 and fy < blk.y1:
             recon[fy // k:(blk.y1 - 1 - c) // k + 1, fx // k:(blk.x1 - 1 - c) // k + 1] = \
                 blk.subsampled[fy - blk.y0::k, fx - blk.x0::k]
-        # largest error per reduced pixel: the block split at multiples of k
-        rows = np.unique(np.concatenate([[blk.y0], np.arange(-(-blk.y0 // k) * k, blk.y1, k)]))
-        cols = np.unique(np.concatenate([[blk.x0], np.arange(-(-blk.x0 // k) * k, blk.x1, k)]))
-        with np.errstate(invalid="ignore"):
-            red = np.fmax.reduceat(np.fmax.reduceat(e, rows - blk.y0, axis=0), cols - blk.x0, axis=1)
-        ry, rx = rows // k, cols // k
-        err[np.ix_(ry, rx)] = np.fmax(err[np.ix_(ry, rx)], red)
+        # largest error per reduced pixel: the block placed in a k-aligned NaN frame, then
+        # reduced k x k (fmax ignores NaN)
+        ry0, rx0 = blk.y0 // k, blk.x0 // k
+        oy, ox = blk.y0 - ry0 * k, blk.x0 - rx0 * k
+        ny, nx = -(-(oy + e.shape[0]) // k), -(-(ox + e.shape[1]) // k)
+        if k == 1:
+            red = e
+        else:
+            frame = np.full((ny * k, nx * k), np.nan)
+            frame[oy:oy + e.shape[0], ox:ox + e.shape[1]] = e
+            red = np.fmax.reduce(np.fmax.reduce(frame.reshape(ny, k, nx, k), axis=3), axis=1)
+        err[ry0:ry0 + ny, rx0:rx0 + nx] = np.fmax(err[ry0:ry0 + ny, rx0:rx0 + nx], red)
     return ReconstructionRasters(factor=k, scene_range=scene_range((W, H)), subsampled=rec.subsampled[c::k, c::k],
                                  reconstructed=recon, error=err, max_error=worst if worst > -math.inf else 0.0,
                                  worst=where)
