@@ -20,6 +20,7 @@ from fdm.plan import SysmemPlan, plan_render_pass
 from fdm.scenario import load_scenario
 
 from .layout_json import layout_json, sysmem_layout_json
+from .progress import terminal_progress
 from .report import layout_files, sysmem_layout_files
 from .solver import tu_calc_subsampled
 
@@ -51,7 +52,8 @@ def cmd_layout(args: argparse.Namespace) -> int:
         print(json.dumps(layout_json(plan, tu_calc_subsampled(plan), views), indent=1))
         return 0
     else:
-        files, summary = layout_files(plan, views)
+        with terminal_progress("layout") as progress:
+            files, summary = layout_files(plan, views, progress=progress)
     written = write_files("--out", out, files, replace=True)
     print(summary)
     print(f"wrote {len(written)} files to {out} (open {out}/index.html)")

@@ -15,6 +15,7 @@ from .draw import Canvas, to_png, to_svg
 from .metadata import sysmem_metadata
 from .page import ViewPictures, layout_page_data, page_html, sysmem_page_data
 from .pictures import framebuffer_picture, heat_rgb, raster_picture, subsampled_picture, to_rgb8
+from .progress import Progress
 from .solver import SubsampledLayout, tu_calc_subsampled
 
 
@@ -87,15 +88,27 @@ def reconstruction_drawn(plan: RenderPassPlan) -> bool:
     return w * h <= MAX_RECONSTRUCTION_PIXELS
 
 
-def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tuple[dict[str, bytes], str]:
+def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
+                 progress: Progress | None = None) -> tuple[dict[str, bytes], str]:
     """Solve the subsampled layout of ``plan`` and draw, per view, (a) framebuffer bins,
     (b) the subsampled image and (c) the reconstruction and its error, as SVG and PNG, plus
     ``layout.txt`` and ``index.html``.  Returns the files (name -> bytes, nothing written yet)
     and the one-line layout summary.  (c) is drawn only up to
-    :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels."""
+    :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels.  ``progress`` (optional) is told
+    ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
+    page built (:mod:`layout_solver.progress`)."""
     layout = tu_calc_subsampled(plan)
     draw_c = reconstruction_drawn(plan)
     views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
+    steps = len(views) * (1 + (5 if layout.solved and draw_c else 2)) + 1
+    done = 0
+
+    def tick(what: str) -> None:
+        nonlocal done
+        done += 1
+        if progress is not None:
+            progress(done, steps, what)
+
     pictures: list[tuple[str, Canvas, str]] = []
     page_pictures: list[ViewPictures] = []
     outside = 0
@@ -109,6 +122,7 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
             drawn, page_pics = _reconstruction(plan, layout, v)
             pictures += drawn
             page_pictures.append(page_pics)
+        tick(f"view {v} drawn")
     summary = layout_summary(layout)
     if outside:
         summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
@@ -121,11 +135,13 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None) -> tu
     for stem, canvas, _caption in pictures:
         files[stem + ".svg"] = to_svg(canvas).encode("utf-8")
         files[stem + ".png"] = to_png(canvas)
+        tick(stem)
     statics = [(stem, caption) for stem, _, caption in pictures]
     ltable = _layout_table(layout)
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
     files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures,
                                                                  files=statics)).encode("utf-8")
+    tick("index.html")
     return files, summary
 
 

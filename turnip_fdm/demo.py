@@ -12,6 +12,7 @@ from fdm.outputs import check_output_dir, write_files
 from fdm.plan import RenderPassPlan, plan_render_pass
 from fdm.report import plan_json, plan_table
 from fdm.scenario import load_scenario
+from layout_solver.progress import terminal_progress
 from layout_solver.report import layout_files
 
 
@@ -29,7 +30,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
     table = plan_table(plan)
     files = {"plan.json": (json.dumps(plan_json(plan), indent=1) + "\n").encode("utf-8"),
              "plan.txt": (table + "\n").encode("utf-8")}
-    layout, layout_line = layout_files(plan)
+    with terminal_progress("demo") as progress:
+        layout, layout_line = layout_files(plan, progress=progress)
     files.update(layout)
     write_files("--out", out, files, replace=True)
     lrz_off = sum(1 for t in plan.tiles if not t.lrz)
