@@ -79,15 +79,20 @@ def _esc(s: str) -> str:
 
 
 def _png_bytes(pixels: np.ndarray) -> bytes:
-    """An RGB uint8 image as PNG; a grey one (R = G = B everywhere) as a greyscale PNG, the same
-    pixels in a third of the data (about twice as fast to compress)."""
+    """An RGB uint8 raster as PNG, compressed for speed (these are the large images of the
+    pictures: up to 1920 x 1920): a grey one (R = G = B everywhere) as a greyscale PNG with
+    zlib's run-length strategy (the same pixels; a third of the data, four times faster than
+    the default and about 1.5x its size), a colour one at zlib level 1 (1.6x faster, 1.8x the
+    size)."""
+    import zlib
+
     from PIL import Image
     buf = io.BytesIO()
     px = np.ascontiguousarray(pixels, dtype=np.uint8)
     if np.array_equal(px[..., 0], px[..., 1]) and np.array_equal(px[..., 1], px[..., 2]):
-        Image.fromarray(np.ascontiguousarray(px[..., 0]), "L").save(buf, "PNG")
+        Image.fromarray(np.ascontiguousarray(px[..., 0]), "L").save(buf, "PNG", compress_type=zlib.Z_RLE)
     else:
-        Image.fromarray(px, "RGB").save(buf, "PNG")
+        Image.fromarray(px, "RGB").save(buf, "PNG", compress_level=1)
     return buf.getvalue()
 
 

@@ -1,0 +1,214 @@
+"""Time ``turnip-fdm layout`` / ``turnip-fdm demo`` of older commits and of this checkout side by side.
+
+    python bench/layout_bench.py [--runs 3] [--old 53fea01 --old 75c9379] [--out bench/results/layout.md]
+
+Every implementation runs as its own process (``python -m turnip_fdm ...`` with the
+implementation's tree first on ``PYTHONPATH`` and as the working directory): the older
+commits are extracted with ``git archive`` into a temporary directory, "new" is this checkout
+as it is (its commit and whether the tree is dirty are recorded).  Per process: the wall time
+(``time.perf_counter`` around it, Python start-up and imports included, as a user sees it)
+and the peak resident set size of that process (``os.wait4``'s ``ru_maxrss``).  Each
+(implementation, case) runs once unmeasured (page cache warm) and then ``--runs`` times; the
+median is reported.  Cases:
+
+* ``vr3840``: ``layout bench/vr3840.toml`` - the 2-view 3840x3840 a750 foveated scenario with
+  FDM offsets of issue 10 (77 s and no progress when the issue was filed);
+* ``vr4096``: ``layout bench/vr4096.toml`` - the same at 4096x4096, the largest framebuffer
+  whose reconstruction pictures (c) are drawn now (the issue: 36 s, 4.2 GB);
+* ``demo``: ``demo`` - the embedded 1920x1920 2-view scenario (the issue: 6-11 s, 1 GB).
+
+Commit 53fea01 (before this work) draws the (c) pictures only up to 1920x1920 framebuffer
+pixels (commit 8492fa2), so on the VR cases it skips the reconstruction; 75c9379, the commit
+before that bound, reconstructs every size, as when the issue was filed - the speed-up is
+measured against it.  The error note of every ``error_vN.svg`` ("largest |error| ...") is
+compared between the implementations that draw it: the same numbers, or the run says DIFFERS.
+
+The table goes to ``--out`` (Markdown) with the machine, the load average before and after,
+and the commits.  Not a test: nothing here asserts a speed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import attrs
+
+ROOT = Path(__file__).resolve().parents[1]
+#: today's implementation before this work, and the commit before the 1920x1920 bound
+DEFAULT_OLD = ("53fea01", "75c9379")
+#: (name, command-line arguments after ``python -m turnip_fdm``, what it is)
+CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("vr3840", ("layout", str(ROOT / "bench" / "vr3840.toml")), "layout, 2 views 3840x3840 a750, foveated, offsets"),
+    ("vr4096", ("layout", str(ROOT / "bench" / "vr4096.toml")), "layout, 2 views 4096x4096 a750, foveated, offsets"),
+    ("demo", ("demo",), "demo, 2 views 1920x1920 a750 (embedded scenario)"),
+)
+
+
+@attrs.frozen
+class Run:
+    wall_s: float
+    peak_mb: float
+    status: int
+    summary: str            # the layout summary line the command printed
+    notes: tuple[str, ...]  # the "largest |error| ..." note of every error_vN.svg, by view
+
+
+def _extract(commit: str, into: Path) -> Path:
+    """The tree of ``commit`` under ``into/commit`` (``git archive``)."""
+    dst = into / commit
+    dst.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(dst)], input=archive, check=True)
+    return dst
+
+
+def _error_notes(out: Path) -> tuple[str, ...]:
+    notes = []
+    for svg in sorted(out.glob("error_v*.svg")):
+        m = re.search(r"largest \|error\| [^<]*", svg.read_text(encoding="utf-8"))
+        notes.append(m.group(0) if m else "?")
+    return tuple(notes)
+
+
+def run_once(tree: Path, args: tuple[str, ...], scratch: Path) -> Run:
+    """One process of ``python -m turnip_fdm ARGS --out DIR`` on ``tree``, reaped with
+    ``os.wait4`` for its own peak RSS (``ru_maxrss``, KiB on Linux)."""
+    work = Path(tempfile.mkdtemp(dir=scratch))
+    out = work / "out"
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    with open(work / "stdout", "wb") as so, open(work / "stderr", "wb") as se:
+        t0 = time.perf_counter()
+        p = subprocess.Popen([sys.executable, "-m", "turnip_fdm", *args, "--out", str(out)], cwd=tree, env=env,
+                             stdout=so, stderr=se)
+        _, status, usage = os.wait4(p.pid, 0)
+        wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    lines = (work / "stdout").read_text(errors="replace").splitlines()
+    summary = next((ln for ln in lines if ln.startswith("subsampled layout")), "")
+    if p.returncode != 0:
+        summary = f"exit {p.returncode}: {(work / 'stderr').read_text(errors='replace').strip()[-300:]}"
+    return Run(wall_s=wall, peak_mb=usage.ru_maxrss / 1024, status=p.returncode, summary=summary,
+               notes=_error_notes(out))
+
+
+def _machine() -> str:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import numpy
+    import PIL
+    return (f"{model or platform.processor()}, {os.cpu_count()} CPUs, Linux {platform.release()}; Python "
+            f"{platform.python_version()}, numpy {numpy.__version__}, Pillow {PIL.__version__}")
+
+
+def _commit() -> str:
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    return head + (" + uncommitted changes" if dirty else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3, help="measured runs per implementation and case (default 3)")
+    ap.add_argument("--old-runs", type=int, default=1,
+                    help="measured runs of the older commits on the VR cases (default 1: a minute each)")
+    ap.add_argument("--old", action="append", help=f"older commits to compare (default {' '.join(DEFAULT_OLD)})")
+    ap.add_argument("--cases", nargs="*", default=[c[0] for c in CASES], help="cases to run (default all)")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "layout.md"), help="Markdown result file")
+    a = ap.parse_args(argv)
+    olds = tuple(a.old or DEFAULT_OLD)
+    cases = [c for c in CASES if c[0] in a.cases]
+    load0 = os.getloadavg()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    results: dict[tuple[str, str], list[Run]] = {}
+    with tempfile.TemporaryDirectory(prefix="layout_bench_") as tmp:
+        scratch = Path(tmp)
+        trees = {c: _extract(c, scratch / "trees") for c in olds}
+        trees["new"] = ROOT
+        for name, args, _ in cases:
+            for impl, tree in trees.items():
+                runs = a.runs if impl == "new" or name == "demo" else a.old_runs
+                warm = run_once(tree, args, scratch)   # unmeasured: page cache, .pyc files
+                got = [run_once(tree, args, scratch) for _ in range(runs)] if warm.status == 0 else [warm]
+                results[(name, impl)] = got
+                med = statistics.median(r.wall_s for r in got)
+                print(f"{name:7s} {impl:8s} {med:7.2f} s  peak {max(r.peak_mb for r in got):6.0f} MB  "
+                      f"{got[0].notes}", flush=True)
+    load1 = os.getloadavg()
+    text = report(results, cases, olds, load0, load1, started)
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.out).write_text(text, encoding="utf-8")
+    print(f"wrote {a.out}")
+    return 0
+
+
+def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tuple[str, ...], str]],
+           olds: tuple[str, ...], load0: tuple[float, float, float], load1: tuple[float, float, float],
+           started: datetime.datetime) -> str:
+    impls = [*olds, "new"]
+    base = olds[-1]
+    lines = [
+        "# `turnip-fdm layout` / `demo`: older commits against this checkout",
+        "",
+        f"Written by `bench/layout_bench.py` on {started:%Y-%m-%d %H:%M} UTC. Machine: {_machine()}.",
+        f"Load average (1, 5, 15 min) before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}; "
+        f"after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} (other processes share the CPUs).",
+        f"New: this checkout at {_commit()}. Older: " + ", ".join(f"`{c}`" for c in olds) + ".",
+        "",
+        "Wall time: one process, start-up and imports included, median of the measured runs after one "
+        "unmeasured run. Peak: that process's maximum resident set size. Ratio: the time of "
+        f"`{base}` (the reconstruction of every size, as when issue 10 was filed) over the new time.",
+        "",
+        "| case | implementation | runs | wall s (median) | min s | peak MB | (c) pictures | ratio vs "
+        f"`{base}` |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, _, what in cases:
+        ref = results.get((name, base))
+        ref_t = statistics.median(r.wall_s for r in ref) if ref and ref[0].status == 0 else None
+        for impl in impls:
+            got = results.get((name, impl))
+            if not got:
+                continue
+            med = statistics.median(r.wall_s for r in got)
+            drawn = "drawn" if got[0].notes else ("none" if got[0].status == 0 else "failed")
+            if "not drawn" in got[0].summary:
+                drawn = "skipped (bound)"
+            ratio = f"{ref_t / med:.1f}x" if ref_t and impl != base else ""
+            lines.append(f"| {name}: {what} | `{impl}` | {len(got)} | {med:.2f} | {min(r.wall_s for r in got):.2f} "
+                         f"| {max(r.peak_mb for r in got):.0f} | {drawn} | {ratio} |")
+    lines += ["", "The error notes of the (c) pictures (`error_vN.svg`), per implementation:", ""]
+    for name, _, _ in cases:
+        drawn = {impl: results[(name, impl)][0].notes for impl in impls
+                 if (name, impl) in results and results[(name, impl)][0].notes}
+        same = len(set(drawn.values())) <= 1
+        for impl, notes in drawn.items():
+            lines.append(f"- {name}, `{impl}`: " + "; ".join(f"view {v}: {n}" for v, n in enumerate(notes)))
+        if len(drawn) > 1:
+            lines.append(f"- {name}: {'the same numbers' if same else 'DIFFERS'}")
+    lines += ["", "Summaries printed by the new implementation:", ""]
+    for name, _, _ in cases:
+        if (name, "new") in results:
+            lines.append(f"- {name}: {results[(name, 'new')][0].summary}")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
