@@ -394,9 +394,11 @@ def missing(caps: FsrCaps, views: int, samples: int, device: str = "the device")
     if not caps.attachment:
         return f"{device}: feature VkPhysicalDeviceFragmentShadingRateFeaturesKHR::attachmentFragmentShadingRate " \
                "is not supported"
+    # every case's fragment shader reads gl_ViewIndex (SPIR-V capability MultiView), which
+    # needs the multiview feature enabled even for a single-view pass (VUID-01091)
+    if not caps.multiview:
+        return f"{device}: feature VkPhysicalDeviceMultiviewFeatures::multiview is not supported"
     if views > 1:
-        if not caps.multiview:
-            return f"{device}: feature VkPhysicalDeviceMultiviewFeatures::multiview is not supported"
         if caps.max_views < views:
             return f"{device}: maxMultiviewViewCount {caps.max_views} < {views} views"
         if not caps.layered:
@@ -413,7 +415,7 @@ class _FsrDevice(Vulkan):
     extension or feature.  It shares the instance, so the run's validation messenger records
     its messages (in the same list), and :meth:`close` destroys only the device."""
 
-    def __init__(self, parent: Vulkan, rate: bool, multiview: bool) -> None:
+    def __init__(self, parent: Vulkan, rate: bool) -> None:
         self.vk = vk = parent.vk
         self.messages = parent.messages
         self._owned = []
@@ -423,7 +425,7 @@ class _FsrDevice(Vulkan):
         self.physical, self.info = parent.physical, parent.info
         qinfo = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.info.queue_family, queueCount=1,
                                            pQueuePriorities=[1.0])
-        mv = vk.VkPhysicalDeviceMultiviewFeatures(multiview=vk.VK_TRUE if multiview else vk.VK_FALSE)
+        mv = vk.VkPhysicalDeviceMultiviewFeatures(multiview=vk.VK_TRUE)  # the shader reads gl_ViewIndex
         ff = vk.VkPhysicalDeviceFragmentShadingRateFeaturesKHR(
             pNext=mv, pipelineFragmentShadingRate=vk.VK_TRUE, attachmentFragmentShadingRate=vk.VK_TRUE)
         f2 = vk.VkPhysicalDeviceFeatures2(pNext=ff if rate else mv)
@@ -587,7 +589,7 @@ def _require_formats(ctx: Vulkan, samples: int, rate: bool) -> None:
                            "FRAGMENT_SHADING_RATE_ATTACHMENT")
 
 
-def _render(ctx: Vulkan, scene: Scene, rate: bool, texel: Pair, multiview: bool) -> dict[str, npt.NDArray[Any]]:
+def _render(ctx: Vulkan, scene: Scene, rate: bool, texel: Pair) -> dict[str, npt.NDArray[Any]]:
     """Render the scene on a second device (:class:`_FsrDevice`) and read every view back.
     With ``rate`` the model's areas are the shading-rate attachment; without it (devices
     without the extension, tests only) the same pass runs at 1×1."""
@@ -596,7 +598,7 @@ def _render(ctx: Vulkan, scene: Scene, rate: bool, texel: Pair, multiview: bool)
     w, h = sc.framebuffer
     views = sc.fdm_layers
     fmts = [getattr(vk, attr) for _, attr, _ in ATTACHMENTS]
-    with _FsrDevice(ctx, rate=rate, multiview=multiview) as dev:
+    with _FsrDevice(ctx, rate=rate) as dev:
         color_usage = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
         colors = [_Target(dev, (w, h), f, views, samples, vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT if samples > 1
                           else color_usage) for f in fmts]
@@ -701,7 +703,7 @@ def run_fsr(ctx: Vulkan, scene: Scene) -> CaseOutput:
         rate_texels(sc, plan, v, texel, areas)
         info[f"view{v}_areas"] = sorted({f"{a[0]}x{a[1]}->{b[0]}x{b[1]}" for a, b in
                                          zip((t.views[v].frag_area for t in plan.tiles), areas, strict=True)})
-    images = _render(ctx, scene, rate=True, texel=texel, multiview=sc.fdm_layers > 1)
+    images = _render(ctx, scene, rate=True, texel=texel)
     return CaseOutput(images=images, info=info)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 import numpy as np
 import pytest
 
@@ -147,7 +148,7 @@ def test_not_supported_without_attachment_shading_rates(vk: Any) -> None:
 def test_the_pass_runs_at_1x1(vk: Any, views: int, samples: int, scissor: Any) -> None:
     """Without the extension the same render pass 2 (multiview, MSAA resolve, scissor) runs with
     ``fsr_coord_1x1.frag`` and no rate attachment: on a 1x1 map it must equal the oracle."""
-    caps = fsr.probe(vk)
+    assert fsr.probe(vk).multiview  # the pass enables it (the shader reads gl_ViewIndex)
     sc: dict[str, Any] = {"gpu": "a730", "framebuffer": [256, 128], "tile_size": [64, 32], "bin_merging": "off",
                           "density": {"format": "R32G32_SFLOAT",
                                       "views": [{"generator": "constant", "size": [8, 8], "density": 1.0}] * views}}
@@ -156,7 +157,7 @@ def test_the_pass_runs_at_1x1(vk: Any, views: int, samples: int, scissor: Any) -
     if scissor:
         sc["scissors"] = [scissor]
     scene = fsr.fsr_scene(sc, samples)
-    images = fsr._render(vk, scene, rate=False, texel=(16, 16), multiview=caps.multiview)
+    images = fsr._render(vk, scene, rate=False, texel=(16, 16))
     wants, _, _ = fsr.oracle_fsr(scene, {"rates": [[1, 1, 0x7F]]})
     checked = fsr.image_names(0)
     # lavapipe 22.3 leaves the second view of a multiview draw as cleared (the clear reaches
@@ -166,3 +167,16 @@ def test_the_pass_runs_at_1x1(vk: Any, views: int, samples: int, scissor: Any) -
         diff = np.abs(images[name].astype(np.int64) - wants[name].astype(np.int64)).max(axis=2)
         assert int(np.count_nonzero(diff > tol)) == 0, name
     assert len(images) == 3 * views
+
+
+def test_single_view_cases_need_the_multiview_feature() -> None:
+    """Every fsr shader reads ``gl_ViewIndex`` (SPIR-V capability MultiView), so even a
+    single-view case needs ``multiview``: on the H100 the first run, without it, failed 8 cases on
+    VUID-VkShaderModuleCreateInfo-pCode-01091.  A device without the feature is NotSupported."""
+    full = fsr.FsrCaps(extension=True, attachment=True, multiview=True, max_views=6, layered=True,
+                       max_fragment_size=(4, 4), max_rasterization_samples=8, max_coverage_samples=16,
+                       rates=())
+    assert fsr.missing(full, views=1, samples=1) is None
+    no_mv = attrs.evolve(full, multiview=False)
+    reason = fsr.missing(no_mv, views=1, samples=1)
+    assert reason is not None and "VkPhysicalDeviceMultiviewFeatures::multiview" in reason
