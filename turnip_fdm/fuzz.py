@@ -292,7 +292,7 @@ def _scenario_case(rng: random.Random, base: dict[str, Json]) -> Case:
         what = kind
         files.append((fname, data))
     files.append((name, _text(rng, d, fmt)))
-    cmd = rng.choice(["plan", "plan-json", "check", "layout", "plan-out"])
+    cmd = rng.choice(["plan", "plan-json", "check", "layout", "plan-out", "diff"])
     outputs: tuple[str, ...] = ()
     if cmd == "plan":
         argv: tuple[str, ...] = ("plan", name)
@@ -302,6 +302,10 @@ def _scenario_case(rng: random.Random, base: dict[str, Json]) -> Case:
         argv, outputs = ("plan", name, "--out", "o/plan"), ("o",)
     elif cmd == "check":
         argv = ("check", name)
+    elif cmd == "diff":
+        # the mutated scenario on one side or both, or against itself under another variant
+        other = rng.choice([(name,), ("--variant", "bin_merging=fixed"), ("--json",)])
+        argv, outputs = ("diff", name, *other, "--out", "d"), ("d",)
     else:
         argv, outputs = ("layout", name, "--out", "lay", "--view", str(rng.choice([0, 1, -1, 7]))), ("lay",)
     return Case(kind=f"{cmd}: {what}", argv=argv, files=tuple(files), outputs=outputs)
@@ -341,6 +345,11 @@ def _flag_case(rng: random.Random) -> Case:
         Case(kind="mipmap size not int", argv=("mipmap", "run", "--size", "a", "3")),
         Case(kind="mipmap bad format", argv=("mipmap", "run", "--size", "4", "4", "--format", "bgr5")),
         Case(kind="mipmap bad algorithm", argv=("mipmap", "run", "--size", "4", "4", "--algorithm", "magic")),
+        Case(kind="diff bad variant", argv=("diff", "s.json", "--variant", "bin_merging=sideways"), files=files),
+        Case(kind="diff variant without value", argv=("diff", "s.json", "--variant", "bin_merging"), files=files),
+        Case(kind="diff missing second file", argv=("diff", "s.json", "nope.toml"), files=files),
+        Case(kind="diff --out is a file", argv=("diff", "s.json", "--out", "afile"), files=files,
+             pre_existing=("afile",)),
         Case(kind="vk bad backend", argv=("vk", "list", "--backend", "gpu")),
         Case(kind="vk filter matching nothing", argv=("vk", "run", "--filter", "nothing.*", "--out", "vkout"),
              outputs=("vkout",)),
