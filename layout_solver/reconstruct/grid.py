@@ -125,11 +125,12 @@ def _bin_coordinate(c32: F32Array, scale: float, offset: float, fused: bool, use
 
 
 def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing, border: float = BORDER,
-                 block: int = BLOCK) -> Iterator[PixelBlock]:
+                 block: int = BLOCK, part: tuple[int, int] = (0, 1)) -> Iterator[PixelBlock]:
     """Both paths of ``rec`` sampled at every pixel centre where a tile rendered for the view,
     as blocks of at most ``block`` x ``block`` pixels inside one metadata bin (blocks without a
     rendered pixel are left out).  Values: those of :func:`~layout_solver.reconstruct.sample_both`
-    at the same points."""
+    at the same points.  ``part = (i, n)``: only the metadata bin rows ``i, i + n, i + 2n, ...``
+    (``n`` workers share a view)."""
     filter = as_filter(filter)
     addressing = as_addressing(addressing)
     W, H = rec.plan.scenario.framebuffer
@@ -144,7 +145,7 @@ def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing
     by = _bin_coordinate(v, float(hdr[1]), float(hdr[3]), rec.fused, rendered.any(axis=1))
     ref_tx, ref_ty = u.astype(np.float64) * W, v.astype(np.float64) * H
     w0, h0 = rec.layout.width0, rec.layout.height0
-    for cy, ya, yb in _runs(by):
+    for cy, ya, yb in _runs(by)[part[0]::part[1]]:
         for cx, xa, xb in _runs(bx):
             mask = rendered[ya:yb, xa:xb]
             if cx < 0 or cy < 0 or not mask.any():

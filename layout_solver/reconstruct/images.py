@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 import numpy as np
@@ -33,6 +35,8 @@ from .view import reconstruct_view
 #: framebuffers are shown reduced by an integer factor (the pictures are drawn about 760 picture
 #: units wide, so this is already more than twice the drawn resolution)
 RASTER_MAX_SIDE = 1920
+#: threads sharing one view's sampling in :func:`reconstruction_rasters` (at most the CPUs)
+WORKERS = 2
 
 
 @attrs.frozen(eq=False, kw_only=True)
@@ -86,17 +90,26 @@ def raster_factor(size: Pair, max_side: int = RASTER_MAX_SIDE) -> int:
     return max(1, math.ceil(max(size) / max_side))
 
 
+def _workers() -> int:
+    """Threads that share one view's sampling (numpy releases the GIL in its loops)."""
+    return max(1, min(WORKERS, os.cpu_count() or 1))
+
+
 @functools.lru_cache(maxsize=4)
 def scene_range(fb_size: Pair) -> tuple[float, float]:
     """Min and max of the scene over every pixel centre of a ``fb_size`` framebuffer, in strips
-    of :data:`BLOCK` rows (the same values as over the whole-image array)."""
+    of :data:`BLOCK` rows shared by :data:`WORKERS` threads (the same values as over the
+    whole-image array)."""
     W, H = fb_size
-    xs = np.arange(W) + 0.5
-    lo, hi = math.inf, -math.inf
-    for y0 in range(0, H, BLOCK):
-        s = scene(xs[None, :], (np.arange(y0, min(y0 + BLOCK, H)) + 0.5)[:, None], fb_size)
-        lo, hi = min(lo, float(s.min())), max(hi, float(s.max()))
-    return lo, hi
+    xs = (np.arange(W) + 0.5)[None, :]
+
+    def strip(y0: int) -> tuple[float, float]:
+        s = scene(xs, (np.arange(y0, min(y0 + BLOCK, H)) + 0.5)[:, None], fb_size)
+        return float(s.min()), float(s.max())
+
+    with ThreadPoolExecutor(_workers()) as pool:
+        ranges = list(pool.map(strip, range(0, H, BLOCK)))
+    return min(r[0] for r in ranges), max(r[1] for r in ranges)
 
 
 def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *, filter: Filter = "linear",
@@ -105,38 +118,63 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
                            max_side: int = RASTER_MAX_SIDE) -> ReconstructionRasters:
     """The (c) pictures' arrays of ``view``, at most ``max_side`` pixels a side: the whole path
     sampled at every pixel centre block by block, each block reduced as it is produced (the
-    full-resolution reconstruction and error never exist as arrays)."""
+    full-resolution reconstruction and error never exist as arrays).  Up to :data:`WORKERS`
+    threads share the metadata bin rows; the result does not depend on how many."""
     rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
     W, H = plan.scenario.framebuffer
     k = raster_factor((W, H), max_side)
     c = k // 2
     recon = np.full((len(range(c, H, k)), len(range(c, W, k))), np.nan)
-    err = np.full((-(-H // k), -(-W // k)), np.nan)
+    n = _workers()
+
+    def work(i: int) -> tuple[FloatArray, float, tuple[float, float]]:
+        # recon: every reduced pixel is written by exactly one block; err: blocks of two
+        # workers may share a reduced pixel, so each worker keeps its own
+        err = np.full((-(-H // k), -(-W // k)), np.nan)
+        worst, where = -math.inf, (math.inf, math.inf)
+        for blk in pixel_blocks(rec, filter, addressing, border, part=(i, n)):
+            e = blk.subsampled - blk.expanded
+            np.abs(e, out=e)
+            top = float(np.fmax.reduce(e, axis=None))   # NaN when nothing in the block was rendered
+            if top >= worst:
+                jy, jx = divmod(int(np.argmax(e == top)), blk.x1 - blk.x0)
+                at = (blk.x0 + jx + 0.5, blk.y0 + jy + 0.5)
+                if top > worst or at[::-1] < where[::-1]:   # ties: the first in row-major order
+                    worst, where = top, at
+            # the pixels of the block that are block centres of the reduced grid
+            fx, fy = -(-(blk.x0 - c) // k) * k + c, -(-(blk.y0 - c) // k) * k + c
+            if fx < blk.x1 and fy < blk.y1:
+                recon[fy // k:(blk.y1 - 1 - c) // k + 1, fx // k:(blk.x1 - 1 - c) // k + 1] = \
+                    blk.subsampled[fy - blk.y0::k, fx - blk.x0::k]
+            # largest error per reduced pixel: the block in a k-aligned NaN frame, reduced
+            # k x k (fmax ignores NaN)
+            ry0, rx0 = blk.y0 // k, blk.x0 // k
+            oy, ox = blk.y0 - ry0 * k, blk.x0 - rx0 * k
+            ny, nx = -(-(oy + e.shape[0]) // k), -(-(ox + e.shape[1]) // k)
+            if oy or ox or e.shape != (ny * k, nx * k):
+                frame = np.full((ny * k, nx * k), np.nan)
+                frame[oy:oy + e.shape[0], ox:ox + e.shape[1]] = e
+                e = frame
+            red = e[::k, ::k].copy()
+            for dy in range(k):
+                for dx in range(k):
+                    if dy or dx:
+                        np.fmax(red, e[dy::k, dx::k], out=red)
+            np.fmax(err[ry0:ry0 + ny, rx0:rx0 + nx], red, out=err[ry0:ry0 + ny, rx0:rx0 + nx])
+        return err, worst, where
+
+    if n == 1:
+        parts = [work(0)]
+    else:
+        with ThreadPoolExecutor(n) as pool:
+            parts = list(pool.map(work, range(n)))
+    err = parts[0][0]
+    for e2, _, _ in parts[1:]:
+        np.fmax(err, e2, out=err)
     worst, where = -math.inf, (0.0, 0.0)
-    for blk in pixel_blocks(rec, filter, addressing, border):
-        e = np.abs(blk.subsampled - blk.expanded)
-        if not np.isnan(e).all():
-            i = int(np.nanargmax(e))
-            if e.flat[i] > worst:
-                jy, jx = divmod(i, blk.x1 - blk.x0)
-                worst, where = float(e.flat[i]), (blk.x0 + jx + 0.5, blk.y0 + jy + 0.5)
-        # the pixels of the block that are block centres of the reduced grid
-        fx, fy = -(-(blk.x0 - c) // k) * k + c, -(-(blk.y0 - c) // k) * k + c
-        if fx < blk.x1 and fy < blk.y1:
-            recon[fy // k:(blk.y1 - 1 - c) // k + 1, fx // k:(blk.x1 - 1 - c) // k + 1] = \
-                blk.subsampled[fy - blk.y0::k, fx - blk.x0::k]
-        # largest error per reduced pixel: the block placed in a k-aligned NaN frame, then
-        # reduced k x k (fmax ignores NaN)
-        ry0, rx0 = blk.y0 // k, blk.x0 // k
-        oy, ox = blk.y0 - ry0 * k, blk.x0 - rx0 * k
-        ny, nx = -(-(oy + e.shape[0]) // k), -(-(ox + e.shape[1]) // k)
-        if k == 1:
-            red = e
-        else:
-            frame = np.full((ny * k, nx * k), np.nan)
-            frame[oy:oy + e.shape[0], ox:ox + e.shape[1]] = e
-            red = np.fmax.reduce(np.fmax.reduce(frame.reshape(ny, k, nx, k), axis=3), axis=1)
-        err[ry0:ry0 + ny, rx0:rx0 + nx] = np.fmax(err[ry0:ry0 + ny, rx0:rx0 + nx], red)
+    for _, top, at in parts:
+        if top > worst or (top == worst and at[::-1] < where[::-1]):
+            worst, where = top, at
     return ReconstructionRasters(factor=k, scene_range=scene_range((W, H)), subsampled=rec.subsampled[c::k, c::k],
                                  reconstructed=recon, error=err, max_error=worst if worst > -math.inf else 0.0,
-                                 worst=where)
+                                 worst=where if worst > -math.inf else (0.0, 0.0))
