@@ -34,6 +34,7 @@ import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator
+from fractions import Fraction
 from typing import Any
 
 import attrs
@@ -189,8 +190,11 @@ def _mutate(rng: random.Random, d: dict[str, Json]) -> tuple[str, Json]:
         if numeric:
             p = rng.choice(numeric)
             v = _get(d, p)
-            new = v * rng.choice([2, 4, 16, -1, 0.5]) + rng.choice([0, 1, -1, 8, 96, 0.5])
-            return f"tweak {'.'.join(map(str, p))}", _set(d, p, int(new) if isinstance(v, int) else new)
+            factor, term = rng.choice([2, 4, 16, -1, 0.5]), rng.choice([0, 1, -1, 8, 96, 0.5])
+            # ints in exact arithmetic: an earlier mutation may have made v hundreds of digits
+            # long, too large for a float
+            new = int(Fraction(v) * Fraction(factor) + Fraction(term)) if isinstance(v, int) else v * factor + term
+            return f"tweak {'.'.join(map(str, p))}", _set(d, p, new)
     # two mutations
     _, d2 = _mutate(rng, d)
     return _mutate(rng, d2) if isinstance(d2, dict) else ("not a table", d2)
