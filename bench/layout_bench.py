@@ -8,8 +8,8 @@ commits are extracted with ``git archive`` into a temporary directory, "new" is 
 as it is (its commit and whether the tree is dirty are recorded).  Per process: the wall time
 (``time.perf_counter`` around it, Python start-up and imports included, as a user sees it)
 and the peak resident set size of that process (``os.wait4``'s ``ru_maxrss``).  Each
-(implementation, case) runs once unmeasured (page cache warm) and then ``--runs`` times; the
-median is reported.  Cases:
+implementation first runs the demo once unmeasured (page cache, ``.pyc`` files), then every case
+``--runs`` times (the older ones ``--old-runs`` times on the VR cases); the median is reported.  Cases:
 
 * ``vr3840``: ``layout bench/vr3840.toml`` - the 2-view 3840x3840 a750 foveated scenario with
   FDM offsets of issue 10 (77 s and no progress when the issue was filed);
@@ -18,10 +18,11 @@ median is reported.  Cases:
 * ``demo``: ``demo`` - the embedded 1920x1920 2-view scenario (the issue: 6-11 s, 1 GB).
 
 Commit 53fea01 (before this work) draws the (c) pictures only up to 1920x1920 framebuffer
-pixels (commit 8492fa2), so on the VR cases it skips the reconstruction; 75c9379, the commit
-before that bound, reconstructs every size, as when the issue was filed - the speed-up is
-measured against it.  The error note of every ``error_vN.svg`` ("largest |error| ...") is
-compared between the implementations that draw it: the same numbers, or the run says DIFFERS.
+pixels (commit 8492fa2), so on the VR cases it skips the reconstruction; ``53fea01-nobound`` is
+that tree with the bound lifted (one line) - the same work as the new code, and the baseline of
+the ratio; 75c9379, the commit before the bound, is timed too (its solver differs).  The error
+note of every ``error_vN.svg`` ("largest |error| ...") is compared between the implementations
+that draw it: the same numbers, or the run says DIFFERS.
 
 The table goes to ``--out`` (Markdown) with the machine, the load average before and after,
 and the commits.  Not a test: nothing here asserts a speed.
@@ -44,8 +45,11 @@ from pathlib import Path
 import attrs
 
 ROOT = Path(__file__).resolve().parents[1]
-#: today's implementation before this work, and the commit before the 1920x1920 bound
-DEFAULT_OLD = ("53fea01", "75c9379")
+#: the implementations before this work: today's as it is, today's with its 1920x1920 bound on
+#: the reconstruction pictures lifted (``COMMIT-nobound``), and the commit before that bound
+DEFAULT_OLD = ("53fea01", "53fea01-nobound", "75c9379")
+#: the ratio is taken against this one: the same work (every picture drawn) with the code before
+BASELINE = "53fea01-nobound"
 #: (name, command-line arguments after ``python -m turnip_fdm``, what it is)
 CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("vr3840", ("layout", str(ROOT / "bench" / "vr3840.toml")), "layout, 2 views 3840x3840 a750, foveated, offsets"),
@@ -63,12 +67,24 @@ class Run:
     notes: tuple[str, ...]  # the "largest |error| ..." note of every error_vN.svg, by view
 
 
-def _extract(commit: str, into: Path) -> Path:
-    """The tree of ``commit`` under ``into/commit`` (``git archive``)."""
-    dst = into / commit
+def _extract(spec: str, into: Path) -> Path:
+    """The tree of ``spec`` (a commit, or ``COMMIT-nobound``) under ``into/spec`` (``git
+    archive``).  ``-nobound``: ``MAX_RECONSTRUCTION_PIXELS`` of ``layout_solver/report.py`` set
+    to 2**62, the only change (commit 8492fa2 added the bound as a memory workaround)."""
+    commit, _, variant = spec.partition("-")
+    dst = into / spec
     dst.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(dst)], input=archive, check=True)
+    if variant == "nobound":
+        report = dst / "layout_solver" / "report.py"
+        text, n = re.subn(r"^MAX_RECONSTRUCTION_PIXELS = .*$", "MAX_RECONSTRUCTION_PIXELS = 1 << 62",
+                          report.read_text(encoding="utf-8"), flags=re.M)
+        if n != 1:
+            raise SystemExit(f"{spec}: no MAX_RECONSTRUCTION_PIXELS line in layout_solver/report.py")
+        report.write_text(text, encoding="utf-8")
+    elif variant:
+        raise SystemExit(f"{spec}: unknown variant {variant!r} (COMMIT or COMMIT-nobound)")
     return dst
 
 
@@ -129,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="measured runs per implementation and case (default 3)")
     ap.add_argument("--old-runs", type=int, default=1,
                     help="measured runs of the older commits on the VR cases (default 1: a minute each)")
-    ap.add_argument("--old", action="append", help=f"older commits to compare (default {' '.join(DEFAULT_OLD)})")
+    ap.add_argument("--old", action="append",
+                    help=f"older commits (COMMIT or COMMIT-nobound) to compare (default {' '.join(DEFAULT_OLD)})")
     ap.add_argument("--cases", nargs="*", default=[c[0] for c in CASES], help="cases to run (default all)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "layout.md"), help="Markdown result file")
     a = ap.parse_args(argv)
@@ -142,11 +159,12 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(tmp)
         trees = {c: _extract(c, scratch / "trees") for c in olds}
         trees["new"] = ROOT
+        for tree in trees.values():
+            run_once(tree, ("demo",), scratch)   # unmeasured: page cache, .pyc files
         for name, args, _ in cases:
             for impl, tree in trees.items():
                 runs = a.runs if impl == "new" or name == "demo" else a.old_runs
-                warm = run_once(tree, args, scratch)   # unmeasured: page cache, .pyc files
-                got = [run_once(tree, args, scratch) for _ in range(runs)] if warm.status == 0 else [warm]
+                got = [run_once(tree, args, scratch) for _ in range(runs)]
                 results[(name, impl)] = got
                 med = statistics.median(r.wall_s for r in got)
                 print(f"{name:7s} {impl:8s} {med:7.2f} s  peak {max(r.peak_mb for r in got):6.0f} MB  "
@@ -163,7 +181,7 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
            olds: tuple[str, ...], load0: tuple[float, float, float], load1: tuple[float, float, float],
            started: datetime.datetime) -> str:
     impls = [*olds, "new"]
-    base = olds[-1]
+    base = BASELINE if BASELINE in olds else olds[-1]
     lines = [
         "# `turnip-fdm layout` / `demo`: older commits against this checkout",
         "",
@@ -172,9 +190,13 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
         f"after: {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} (other processes share the CPUs).",
         f"New: this checkout at {_commit()}. Older: " + ", ".join(f"`{c}`" for c in olds) + ".",
         "",
-        "Wall time: one process, start-up and imports included, median of the measured runs after one "
-        "unmeasured run. Peak: that process's maximum resident set size. Ratio: the time of "
-        f"`{base}` (the reconstruction of every size, as when issue 10 was filed) over the new time.",
+        "Wall time: one process, start-up and imports included, median of the measured runs (each "
+        "implementation ran the demo once, unmeasured, first). Peak: that process's maximum resident set "
+        f"size. Ratio: the time of `{base}` over the new time. `53fea01` is the code before this work; "
+        "`53fea01-nobound` is the same with the 1920x1920 bound of its (c) pictures lifted "
+        "(`MAX_RECONSTRUCTION_PIXELS = 1 << 62`, the only change), i.e. the same work as the new code; "
+        "`75c9379` is the commit before that bound (its solver lays the VR scenarios out differently, so "
+        "its times there are of other layouts).",
         "",
         "| case | implementation | runs | wall s (median) | min s | peak MB | (c) pictures | ratio vs "
         f"`{base}` |",
