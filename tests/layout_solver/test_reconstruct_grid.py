@@ -338,3 +338,12 @@ def test_layout_files_reports_every_step(plan_11_7):
     assert {t for _, t, _ in seen} == {len(seen)} and seen[-1][2] == "index.html"
     assert len(seen) == 1 + 5 + 1     # one view drawn, five pictures encoded, the page
     assert files == layout_files(plan_11_7)[0]   # the hook changes nothing written
+
+
+def test_above_the_bound_the_summary_says_the_pictures_are_not_drawn(make_plan):
+    """4104 x 4096 > 4096 x 4096 pixels: (a) and (b) only, and the summary says why."""
+    p = make_plan(fb=(4104, 4096), tile=(960, 512), constant=0.5)
+    files, summary = layout_files(p)
+    assert "reconstruction pictures (c) not drawn: 4104x4096 exceeds the 16777216-pixel limit" in summary
+    assert not any(name.startswith(("memory_", "reconstruction_", "error_")) for name in files)
+    assert "subsampled_v0.svg" in files
