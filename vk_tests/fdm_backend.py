@@ -77,6 +77,9 @@ FDM2_EXT = "VK_EXT_fragment_density_map2"
 OFFSET_EXT = "VK_EXT_fragment_density_map_offset"
 OFFSET_QCOM = "VK_QCOM_fragment_density_map_offset"
 DYNREND_EXT = "VK_KHR_dynamic_rendering"
+#: what a vertex shader writing gl_ViewportIndex needs (ShaderViewportIndexLayerEXT; the CTS
+#: multiviewport cases require it too, §2.6)
+VPI_EXT = "VK_EXT_shader_viewport_index_layer"
 #: VkDriverId of turnip (VK_DRIVER_ID_MESA_TURNIP)
 DRIVER_ID_MESA_TURNIP = 18
 #: render paths: render pass 2, dynamic rendering
@@ -143,9 +146,10 @@ def min_map_extent(extent: Pair, max_texel: Pair) -> Pair:
 
 
 # ---- the scene ------------------------------------------------------------------------------
-def fdm_scene(replay_scene: Mapping[str, Any], path: str, readback: str = "auto") -> dict[str, Any]:
-    """An fdm scene: the replay scene and ``"fdm": {"path", "readback"}``."""
-    return {**replay_scene, "fdm": {"path": path, "readback": readback}}
+def fdm_scene(replay_scene: Mapping[str, Any], path: str, readback: str = "auto", **extra: Any) -> dict[str, Any]:
+    """An fdm scene: the replay scene and ``"fdm": {"path", "readback", **extra}`` (``extra``:
+    ``map_layers``, ``kind`` and ``twin`` of the cases of :mod:`vk_tests.fdm_backend_more`)."""
+    return {**replay_scene, "fdm": {"path": path, "readback": readback, **extra}}
 
 
 def replay_part(scene: Scene) -> dict[str, Any]:
@@ -161,6 +165,27 @@ def _fdm_options(scene: Scene) -> tuple[str, str]:
     if readback not in READBACKS:
         raise ScenarioError("fdm.readback", f"must be one of {', '.join(READBACKS)}, got {readback!r}")
     return path, readback
+
+
+def map_layers(scene: Scene, sc: fdm.Scenario) -> int:
+    """The layers of the FDM view: ``"fdm": {"map_layers": 1}`` asks for a one-layer map shared
+    by every view (B8: the fetch uses ``baseArrayLayer``, §1.2), else one per FDM layer."""
+    n = (scene.get("fdm") or {}).get("map_layers")
+    if n is None:
+        return sc.fdm_layers
+    if n != 1:
+        raise ScenarioError("fdm.map_layers", f"must be 1 (a shared one-layer map) or absent, got {n!r}")
+    return 1
+
+
+def twin_of(case_name: str, scene: Scene) -> str:
+    """The replay twin of an fdm case: ``"fdm": {"twin"}`` when the scene names one (scenes on
+    other GPUs, other replay modules), else :func:`twin_name` of its group and variant."""
+    named = (scene.get("fdm") or {}).get("twin")
+    if named:
+        return str(named)
+    parts = case_name.split(".")
+    return twin_name(parts[1], ".".join(parts[2:-1]))
 
 
 def _clear_rects(scene: Scene) -> tuple[Rect4, ...]:
@@ -194,9 +219,12 @@ def parse(scene: Scene) -> tuple[fdm.Scenario, str, str]:
         raise ScenarioError("load_op", f"must be one of {', '.join(replay.LOAD_OPS)}, got {load_op!r}")
     _clear_rects(scene)
     sc = fdm.parse_scenario(scene["scenario"])
-    if sc.layers != 1 or sc.fdm_per_layer or sc.writes_viewport_index or sc.custom_resolve:
-        raise NotModelled("fdm", "layered (VALVE) passes, gl_ViewportIndex and custom resolve are not cases of "
-                                 "this backend yet")
+    if sc.layers != 1 or sc.fdm_per_layer or sc.custom_resolve:
+        raise NotModelled("fdm", "layered (VALVE) passes and custom resolve are not cases of this backend yet")
+    if map_layers(scene, sc) == 1 and sc.fdm_layers > 1 and path == "dynrend":
+        # VUID-VkRenderingInfo-imageView-06108: with a viewMask the FDM view needs more layers
+        # than the mask's highest bit; render pass 2 allows 1 (VUID-VkFramebufferCreateInfo-renderPass-02746)
+        raise ScenarioError("fdm.map_layers", "a one-layer map with multiview needs render pass 2")
     if len(sc.render_areas) > 1:
         raise NotModelled("fdm", "per-view render areas (VK_QCOM_multiview_per_view_render_areas)")
     if sc.multiview_per_view_viewports:
@@ -267,6 +295,8 @@ def missing(caps: DeviceCaps, scene: Scene) -> str | None:
         return "fragmentDensityMapNonSubsampledImages"
     if sc.views > 1 and "multiview" not in caps.features:
         return "multiview"
+    if sc.writes_viewport_index and VPI_EXT not in ext:
+        return f"{VPI_EXT} (the vertex shader writes gl_ViewportIndex)"
     if sc.views > 2 and kind != "nonsubsampled":
         if FDM2_EXT not in ext:
             return FDM2_EXT
@@ -351,7 +381,7 @@ FEATURE_FIELDS: dict[str, tuple[str, ...]] = {
 def enabled_extensions(extensions: Mapping[str, int]) -> list[str]:
     """The extensions an FDM device enables: FDM, FDM2, the EXT offset extension (else QCOM's),
     dynamic rendering; whichever the device exposes."""
-    out = [e for e in (FDM_EXT, FDM2_EXT, DYNREND_EXT) if e in extensions]
+    out = [e for e in (FDM_EXT, FDM2_EXT, DYNREND_EXT, VPI_EXT) if e in extensions]
     if OFFSET_EXT in extensions:
         out.append(OFFSET_EXT)
     elif OFFSET_QCOM in extensions:
@@ -523,7 +553,8 @@ class _Image:
 
 
 def _pipeline(ctx: Vulkan, frag: str, *, push_bytes: int, attachments: int, render_pass: Handle | None = None,
-              view_mask: int = 0, set_layout: Handle | None = None, dynrend_fdm: bool = False) -> tuple[Handle, Handle]:
+              view_mask: int = 0, set_layout: Handle | None = None, dynrend_fdm: bool = False,
+              vert: str = "fullscreen.vert.spv") -> tuple[Handle, Handle]:
     """A full-screen-triangle pipeline (``fullscreen.vert`` + ``frag``), dynamic viewport and
     scissor, fragment push constants; for ``render_pass`` None a dynamic-rendering pipeline
     (``VkPipelineRenderingCreateInfo``) with the FDM-attachment flag when ``dynrend_fdm``.
@@ -536,7 +567,7 @@ def _pipeline(ctx: Vulkan, frag: str, *, push_bytes: int, attachments: int, rend
                                           pPushConstantRanges=rngs)
     layout = vk.vkCreatePipelineLayout(ctx.device, linfo, None)
     ctx._own(lambda: vk.vkDestroyPipelineLayout(ctx.device, layout, None))
-    vert_m = ctx.shader_module(load_spv("fullscreen.vert.spv"))
+    vert_m = ctx.shader_module(load_spv(vert))
     frag_m = ctx.shader_module(load_spv(frag))
     stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=vert_m, pName="main"),
               vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT, module=frag_m, pName="main")]
@@ -588,7 +619,7 @@ class _FdmPass:
     ATT = 2  # the colour attachments of fdm_real.frag
 
     def __init__(self, dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
-                 clear_rects: Sequence[Rect4]):
+                 clear_rects: Sequence[Rect4], n_map_layers: int | None = None):
         vk = dev.vk
         self.dev, self.sc, self.path, self.load_op, self.subsampled = dev, sc, path, load_op, subsampled
         self.clear_rects = tuple(clear_rects)
@@ -606,18 +637,20 @@ class _FdmPass:
         self.colour = [_Image(dev, sc.framebuffer, self.layers, VK_FMT_RGBA16UI, usage, flags, array_view=subsampled)
                        for _ in range(self.ATT)]
         dfmt = VK_FMT_R8G8_UNORM if sc.density.format == "R8G8_UNORM" else VK_FMT_R32G32_SFLOAT
-        self.map = _Image(dev, sc.density.size, self.layers, dfmt,
+        self.map_layers = self.layers if n_map_layers is None else n_map_layers
+        self.map = _Image(dev, sc.density.size, self.map_layers, dfmt,
                           vk.VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT, extra)
         self.render_area = _render_area(sc)
+        vert = "fullscreen_vpi.vert.spv" if sc.writes_viewport_index else "fullscreen.vert.spv"
         if path == "rp2":
             self.rp = self._render_pass()
             self.fb = self._framebuffer()
             self.pipe, self.layout = _pipeline(dev, "fdm_real.frag.spv", push_bytes=16, attachments=self.ATT,
-                                               render_pass=self.rp)
+                                               render_pass=self.rp, vert=vert)
         else:
             self.rp = self.fb = None
             self.pipe, self.layout = _pipeline(dev, "fdm_real.frag.spv", push_bytes=16, attachments=self.ATT,
-                                               view_mask=self.view_mask, dynrend_fdm=True)
+                                               view_mask=self.view_mask, dynrend_fdm=True, vert=vert)
 
     # -- objects
     def _render_pass(self) -> Handle:
@@ -669,9 +702,9 @@ class _FdmPass:
 
     # -- commands
     def map_bytes(self) -> npt.NDArray[Any]:
-        """The map's layers as stored, one per FDM layer (a shared layer repeated)."""
+        """The map's layers as stored, one per map layer (a shared layer repeated)."""
         ls = self.sc.density.layers
-        return np.stack([np.asarray(ls[i] if len(ls) > 1 else ls[0]) for i in range(self.layers)])
+        return np.stack([np.asarray(ls[i] if len(ls) > 1 else ls[0]) for i in range(self.map_layers)])
 
     def record_upload(self, cb: Handle, staging: Any) -> None:
         vk = self.dev.vk
@@ -684,7 +717,7 @@ class _FdmPass:
             imageSubresource=vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
                                                          baseArrayLayer=i, layerCount=1),
             imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
-            for i in range(self.layers)]
+            for i in range(self.map_layers)]
         vk.vkCmdCopyBufferToImage(cb, staging.handle, self.map.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                                   len(regions), regions)
         self.map.barrier(cb, vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
@@ -859,10 +892,10 @@ class _FdmPass:
 
 
 def _render(dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
-            clear_rects: Sequence[Rect4]) -> dict[str, npt.NDArray[np.uint16]]:
+            clear_rects: Sequence[Rect4], n_map_layers: int | None = None) -> dict[str, npt.NDArray[np.uint16]]:
     vk = dev.vk
     with dev.scope():
-        p = _FdmPass(dev, sc, path, load_op, subsampled, clear_rects)
+        p = _FdmPass(dev, sc, path, load_op, subsampled, clear_rects, n_map_layers)
         data = np.ascontiguousarray(p.map_bytes())
         staging = dev.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
         staging.write(data)
@@ -889,9 +922,9 @@ def run_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
     try:
         images: dict[str, npt.NDArray[np.uint16]] = {}
         if kind in ("nonsubsampled", "both"):
-            images.update(_render(dev, sc, path, load_op, False, rects))
+            images.update(_render(dev, sc, path, load_op, False, rects, map_layers(scene, sc)))
         if kind in ("subsampled", "both"):
-            sub = _render(dev, sc, path, load_op, True, rects)
+            sub = _render(dev, sc, path, load_op, True, rects, map_layers(scene, sc))
             images.update(sub if kind == "subsampled" else {f"{k}_resampled": v for k, v in sub.items()})
     finally:
         ctx.messages.extend(dev.messages)
@@ -985,6 +1018,83 @@ def _max3(a: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.max(np.stack([p[dy:dy + h, dx:dx + w] for dy in range(3) for dx in range(3)]), axis=0)
 
 
+def zero_density_near(sc: fdm.Scenario, layer: int, texel: Pair) -> npt.NDArray[np.bool_]:
+    """The framebuffer pixels within one texel (a 3×3 window) of a zero-density texel: the area
+    is undefined there (§1.3; turnip skips a whole bin whose centre texel is 0), not checked."""
+    w, h = sc.framebuffer
+    table = _texel_table(sc, layer)
+    fh_, fw_ = table.shape
+    off = tuple(sc.fdm_offsets[layer]) if sc.fdm_offsets else (0, 0)
+    tx = np.clip((np.arange(w) - off[0]) // texel[0], 0, fw_ - 1)
+    ty = np.clip((np.arange(h) - off[1]) // texel[1], 0, fh_ - 1)
+    out: npt.NDArray[np.bool_] = ~np.isfinite(_max3(table)[ty[:, None], tx[None, :]])
+    return out
+
+
+def fragment_block_problems(name: str, v: npt.NDArray[np.int64], drawn: npt.NDArray[np.bool_],
+                            checked: npt.NDArray[np.bool_], sc: fdm.Scenario, layer: int, texel: Pair
+                            ) -> tuple[list[str], npt.NDArray[np.bool_], int]:
+    """The per-fragment spec bounds of :func:`spec_bound_problems` on an ``(H, W, 4)`` image of
+    ``(2·c.x, 2·c.y, fa.x, fa.y)`` (the other backends' images are turned into this form): a
+    ``drawn`` pixel holds a fragment whose block contains it, every ``checked`` pixel of that
+    block holds the same value, and the area is at most the density product of the texels the
+    block fetches (3×3 filter window, offsets and clamp-to-edge of §1.2).  Returns the problems,
+    the pixels that hold a well-formed fragment, and the largest fragment extent seen."""
+    h, w = v.shape[:2]
+    problems: list[str] = []
+    table = _texel_table(sc, layer)
+    fh_, fw_ = table.shape
+    off = tuple(sc.fdm_offsets[layer]) if sc.fdm_offsets else (0, 0)
+    x2, y2, fw, fh = v[..., 0], v[..., 1], v[..., 2], v[..., 3]
+    bx2, by2 = x2 - fw, y2 - fh  # twice the block start
+    xs, ys = np.arange(w)[None, :], np.arange(h)[:, None]
+    ok = ((fw >= 1) & (fh >= 1) & (bx2 % 2 == 0) & (by2 % 2 == 0) & (bx2 >= 0) & (by2 >= 0)
+          & (bx2 // 2 <= xs) & (xs < bx2 // 2 + fw) & (by2 // 2 <= ys) & (ys < by2 // 2 + fh))
+    bad = drawn & ~ok
+    if bad.any():
+        yy, xx = np.nonzero(bad)
+        problems.append(f"{name}: {int(bad.sum())} pixel(s) hold neither the undrawn value nor a fragment that "
+                        f"contains them (first x={int(xx[0])}, y={int(yy[0])}: {v[yy[0], xx[0]].tolist()})")
+    good = drawn & ok
+    max_dim = int(max(fw[good].max(initial=1), fh[good].max(initial=1)))
+    if good.any():
+        # uniform blocks: the checked pixels of each value's block all hold that value
+        key = (x2 << 40) | (y2 << 20) | (fw << 10) | fh
+        keys, first, counts = np.unique(key[good], return_index=True, return_counts=True)
+        gy, gx = np.nonzero(good)
+        fy, fx = gy[first], gx[first]
+        sat = np.zeros((h + 1, w + 1), dtype=np.int64)
+        sat[1:, 1:] = checked.astype(np.int64).cumsum(0).cumsum(1)
+        bx0, by0 = bx2[fy, fx] // 2, by2[fy, fx] // 2
+        bx1 = np.minimum(bx0 + fw[fy, fx], w)
+        by1 = np.minimum(by0 + fh[fy, fx], h)
+        in_block = sat[by1, bx1] - sat[by0, bx1] - sat[by1, bx0] + sat[by0, bx0]
+        split = counts != in_block
+        if split.any():
+            i = int(np.argmax(split))
+            problems.append(f"{name}: {int(split.sum())} fragment(s) do not cover their whole block (first at "
+                            f"x={int(bx0[i])}, y={int(by0[i])}, size {int(fw[fy[i], fx[i]])}x{int(fh[fy[i], fx[i]])}: "
+                            f"{int(counts[i])} of {int(in_block[i])} pixels)")
+        # the area bound with the 3x3 filter window around the texels the block fetches
+        bound = _max3(table)
+        t0x = np.clip((bx0 - off[0]) // texel[0], 0, fw_ - 1)
+        t1x = np.clip((bx1 - 1 - off[0]) // texel[0], 0, fw_ - 1)
+        t0y = np.clip((by0 - off[1]) // texel[1], 0, fh_ - 1)
+        t1y = np.clip((by1 - 1 - off[1]) // texel[1], 0, fh_ - 1)
+        area = (fw[fy, fx] * fh[fy, fx]).astype(np.float64)
+        over = 0
+        first_over = None
+        for i in range(len(keys)):
+            b = float(bound[t0y[i]:t1y[i] + 1, t0x[i]:t1x[i] + 1].max())
+            if area[i] > b * (1 + 1e-9):
+                over += 1
+                first_over = first_over or (int(bx0[i]), int(by0[i]), int(area[i]), b)
+        if over and first_over is not None:
+            problems.append(f"{name}: {over} fragment(s) larger than the density allows (first at x={first_over[0]}, "
+                            f"y={first_over[1]}: area {first_over[2]} > {first_over[3]:.4g})")
+    return problems, good, max_dim
+
+
 def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.NDArray[Any]], *, load_op: str,
                         texel: Pair, readback: str, clear_rects: Sequence[Rect4] = (), suffix: str = ""
                         ) -> list[str]:
@@ -1021,15 +1131,7 @@ def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.ND
     inside = np.zeros((h, w), dtype=bool)
     inside[ra[1]:ra[1] + ra[3], ra[0]:ra[0] + ra[2]] = True
     layer = view if sc.fdm_layers > 1 else 0
-    table = _texel_table(sc, layer)
-    fh_, fw_ = table.shape
-    off = tuple(sc.fdm_offsets[layer]) if sc.fdm_offsets else (0, 0)
-    tx = np.clip((np.arange(w) - off[0]) // texel[0], 0, fw_ - 1)
-    ty = np.clip((np.arange(h) - off[1]) // texel[1], 0, fh_ - 1)
-    # a density of 0 makes the area undefined (§1.3); an implementation may fetch a 3x3 window,
-    # and turnip skips a whole bin whose centre texel is 0: pixels near a 0 texel are not checked
-    zero = ~np.isfinite(_max3(table)[ty[:, None], tx[None, :]])
-    checked = inside & ~zero
+    checked = inside & ~zero_density_near(sc, layer, texel)
     v = fc.astype(np.int64)
     undrawn = np.array(replay.CLEAR if load_op == "clear" else replay.BG, dtype=np.int64)
     is_undrawn = np.all(v == undrawn, axis=2)
@@ -1037,58 +1139,16 @@ def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.ND
     if clear_rects:
         cleared = np.all(v == np.array(_clear_rect_colour(), dtype=np.int64), axis=2)
     drawn = checked & ~is_undrawn & ~cleared
-    x2, y2, fw, fh = v[..., 0], v[..., 1], v[..., 2], v[..., 3]
-    bx2, by2 = x2 - fw, y2 - fh  # twice the block start
+    fragment_problems, good, max_dim = fragment_block_problems(name, v, drawn, checked, sc, layer, texel)
+    problems += fragment_problems
+    x2, y2 = v[..., 0], v[..., 1]
     xs, ys = np.arange(w)[None, :], np.arange(h)[:, None]
-    ok = ((fw >= 1) & (fh >= 1) & (bx2 % 2 == 0) & (by2 % 2 == 0) & (bx2 >= 0) & (by2 >= 0)
-          & (bx2 // 2 <= xs) & (xs < bx2 // 2 + fw) & (by2 // 2 <= ys) & (ys < by2 // 2 + fh))
-    bad = drawn & ~ok
-    if bad.any():
-        yy, xx = np.nonzero(bad)
-        problems.append(f"{name}: {int(bad.sum())} pixel(s) hold neither the undrawn value nor a fragment that "
-                        f"contains them (first x={int(xx[0])}, y={int(yy[0])}: {fc[yy[0], xx[0]].tolist()})")
-    good = drawn & ok
-    max_dim = int(max(fw[good].max(initial=1), fh[good].max(initial=1)))
     vp, sci = sc.viewports[0], sc.scissors[0]
     vx0, vx1 = Fraction(vp.x), Fraction(vp.x) + Fraction(vp.w)
     vy0, vy1 = sorted((Fraction(vp.y), Fraction(vp.y) + Fraction(vp.h)))
     lo_x, hi_x = max(vx0, Fraction(sci.x)), min(vx1, Fraction(sci.x + sci.w))
     lo_y, hi_y = max(vy0, Fraction(sci.y)), min(vy1, Fraction(sci.y + sci.h))
     if good.any():
-        # uniform blocks: the checked pixels of each value's block all hold that value
-        key = (x2 << 40) | (y2 << 20) | (fw << 10) | fh
-        keys, first, counts = np.unique(key[good], return_index=True, return_counts=True)
-        gy, gx = np.nonzero(good)
-        fy, fx = gy[first], gx[first]
-        sat = np.zeros((h + 1, w + 1), dtype=np.int64)
-        sat[1:, 1:] = checked.astype(np.int64).cumsum(0).cumsum(1)
-        bx0, by0 = bx2[fy, fx] // 2, by2[fy, fx] // 2
-        bx1 = np.minimum(bx0 + fw[fy, fx], w)
-        by1 = np.minimum(by0 + fh[fy, fx], h)
-        in_block = sat[by1, bx1] - sat[by0, bx1] - sat[by1, bx0] + sat[by0, bx0]
-        split = counts != in_block
-        if split.any():
-            i = int(np.argmax(split))
-            problems.append(f"{name}: {int(split.sum())} fragment(s) do not cover their whole block (first at "
-                            f"x={int(bx0[i])}, y={int(by0[i])}, size {int(fw[fy[i], fx[i]])}x{int(fh[fy[i], fx[i]])}: "
-                            f"{int(counts[i])} of {int(in_block[i])} pixels)")
-        # the area bound with the 3x3 filter window around the texels the block fetches
-        bound = _max3(table)
-        t0x = np.clip((bx0 - off[0]) // texel[0], 0, fw_ - 1)
-        t1x = np.clip((bx1 - 1 - off[0]) // texel[0], 0, fw_ - 1)
-        t0y = np.clip((by0 - off[1]) // texel[1], 0, fh_ - 1)
-        t1y = np.clip((by1 - 1 - off[1]) // texel[1], 0, fh_ - 1)
-        area = (fw[fy, fx] * fh[fy, fx]).astype(np.float64)
-        over = 0
-        first_over = None
-        for i in range(len(keys)):
-            b = float(bound[t0y[i]:t1y[i] + 1, t0x[i]:t1x[i] + 1].max())
-            if area[i] > b * (1 + 1e-9):
-                over += 1
-                first_over = first_over or (int(bx0[i]), int(by0[i]), int(area[i]), b)
-        if over and first_over is not None:
-            problems.append(f"{name}: {over} fragment(s) larger than the density allows (first at x={first_over[0]}, "
-                            f"y={first_over[1]}: area {first_over[2]} > {first_over[3]:.4g})")
         # coverage by the centre sample
         cx2, cy2 = x2[good], y2[good]
         outside = ((cx2 < float(2 * lo_x)) | (cx2 >= float(2 * hi_x)) | (cy2 < float(2 * lo_y))
@@ -1262,6 +1322,8 @@ class _Spec:
     scene: dict[str, Any]  # the replay scene
     paths: tuple[str, ...] = ("rp2",)
     readback: str = "auto"
+    #: more keys of the scene's ``"fdm"`` options (``map_layers``)
+    extra: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 def twin_name(group: str, variant: str) -> str:
@@ -1334,6 +1396,20 @@ def _specs() -> list[_Spec]:
                        description="C4: 2 views with offsets (+8, +8) and (-8, -8): per-view bins and b_o",
                        scene=replay.replay_scene(_sc((288, 192), pv, views=2, fdm_offset_create_flag=True,
                                                      fdm_offsets=[[8, 8], [-8, -8]]))))
+    one = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (150, 70), (40, 80), (1, 2, 4))]}
+    specs.append(_Spec(group="multiview", variant="single_layer_map", extra={"map_layers": 1},
+                       description="B8: 2 views and a one-layer map: both views fetch layer baseArrayLayer (render "
+                                   "pass 2: a one-layer FDM view with a view mask)",
+                       scene=replay.replay_scene(_sc((288, 192), one, views=2))))
+    specs.append(_Spec(group="multiview", variant="viewport_index_shared", paths=both,
+                       description="B9: B7's per-view densities with a vertex shader writing gl_ViewportIndex: turnip "
+                                   "shares one viewport, each axis the minimum area over the views",
+                       scene=replay.replay_scene(_sc((288, 192), pv, views=2, writes_viewport_index=True))))
+    specs.append(_Spec(group="offset", variant="shared_viewport_fallback",
+                       description="C5: C4's per-view offsets with gl_ViewportIndex written: the shared viewport "
+                                   "cannot follow per-view offsets (turnip's fallback)",
+                       scene=replay.replay_scene(_sc((288, 192), pv, views=2, writes_viewport_index=True,
+                                                     fdm_offset_create_flag=True, fdm_offsets=[[8, 8], [-8, -8]]))))
     return specs
 
 
@@ -1345,14 +1421,27 @@ def fdm_cases() -> list[Case]:
             how = "render pass 2" if path == "rp2" else "dynamic rendering"
             cases.append(Case(name=f"fdm.{s.group}.{s.variant}.{path}", backend="fdm",
                               description=f"{s.description} ({how}; replay twin {twin_name(s.group, s.variant)})",
-                              scene=fdm_scene(s.scene, path, s.readback), run=run_fdm, judge=judge_fdm))
-    return cases
+                              scene=fdm_scene(s.scene, path, s.readback, **s.extra), run=run_fdm,
+                              judge=judge_fdm))
+    from . import fdm_backend_more
+
+    return cases + fdm_backend_more.fdm_cases()
 
 
 def replay_twins() -> list[Case]:
     """The replay cases of the fdm scenes (the same replay scene, run by turnip's per-bin scheme
     on any device: CI exercises the scenes, the oracle and the comparison on lavapipe)."""
-    return [Case(name=twin_name(s.group, s.variant), backend="replay",
-                 description=f"{s.description} (the replay twin of fdm.{s.group}.{s.variant})",
-                 scene=s.scene, run=replay.run_replay, judge=replay.judge_replay) for s in _specs()]
+    from . import fdm_backend_more
+
+    out = []
+    for s in _specs():
+        shared = bool(s.scene["scenario"].get("writes_viewport_index"))
+        # the replay refuses scenarios writing gl_ViewportIndex; its Replayer draws them through
+        # slot 0 as turnip's shared viewport does (fdm_backend_more.run_replay_shared)
+        run = fdm_backend_more.run_replay_shared if shared else replay.run_replay
+        judge = fdm_backend_more.judge_replay_shared if shared else replay.judge_replay
+        out.append(Case(name=twin_name(s.group, s.variant), backend="replay",
+                        description=f"{s.description} (the replay twin of fdm.{s.group}.{s.variant})",
+                        scene=s.scene, run=run, judge=judge))
+    return out + fdm_backend_more.replay_twins()
 

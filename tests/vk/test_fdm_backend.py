@@ -90,7 +90,7 @@ def test_render_extent_and_map_extent_rp2_vs_dynrend() -> None:
 ALL = 0xFFFFFFFF
 TURNIPISH = fb.DeviceCaps(
     name="Turnip Adreno (TM) 750", driver_id=fb.DRIVER_ID_MESA_TURNIP,
-    extensions={fb.FDM_EXT: 3, fb.OFFSET_EXT: 1, fb.OFFSET_QCOM: 3, fb.DYNREND_EXT: 1},
+    extensions={fb.FDM_EXT: 3, fb.OFFSET_EXT: 1, fb.OFFSET_QCOM: 3, fb.DYNREND_EXT: 1, fb.VPI_EXT: 1},
     features=frozenset({"fragmentDensityMap", "fragmentDensityMapNonSubsampledImages", "multiview",
                         "dynamicRendering", "fragmentDensityMapOffset"}),
     min_texel=(32, 32), max_texel=(1024, 1024), offset_granularity=(8, 8),
@@ -282,8 +282,11 @@ def twin_problems(fdm_cases: list[Any], twins: list[Any]) -> list[str]:
     by_name = {t.name: t for t in twins}
     out = []
     for c in fdm_cases:
-        _, group, variant, _ = c.name.split(".")
-        twin = by_name.get(fb.twin_name(group, variant))
+        if "twin" not in c.description:
+            out.append(f"{c.name}: its description does not say whether it has a twin")
+        if "no replay twin:" in c.description:  # the description says why (e.g. 2x MSAA)
+            continue
+        twin = by_name.get(fb.twin_of(c.name, c.scene))
         if twin is None:
             out.append(f"{c.name}: no replay twin")
         elif fb.replay_part(c.scene) != twin.scene:

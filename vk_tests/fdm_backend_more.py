@@ -1,0 +1,755 @@
+"""More cases of the ``fdm`` backend (issue 9): depth with LRZ (B15), MSAA resolves (B10), and the
+replay twins of the shared-viewport scenes (B9, C5).
+
+The cases and scenes follow :mod:`vk_tests.fdm_backend` (a replay scene plus ``"fdm"`` options)
+with two more option keys: ``kind`` (``depth``: :mod:`vk_tests.replay_depth`'s quads; ``msaa``:
+:mod:`vk_tests.replay_msaa`'s triangle) and ``twin`` (the replay case that runs the same scene:
+``replay.twin.<group>.<variant>.<gpu>``, run by the depth / MSAA replayers).
+
+* **Device.**  As in :mod:`vk_tests.fdm_backend` (:func:`~vk_tests.fdm_backend.probe`,
+  :func:`~vk_tests.fdm_backend.missing`, a second device with the queried chain), plus what the
+  kind needs: ``fragmentDensityMapNonSubsampledImages`` (the depth and MSAA images are read back
+  by copies; a subsampled depth or multisampled image cannot be resampled by the NEAREST pass),
+  D32_SFLOAT as a depth attachment and transfer source, the sample count in
+  ``framebufferColorSampleCounts`` and in the RGBA8 image format's ``sampleCounts``, and
+  ``standardSampleLocations`` (the judge's sample positions).
+* **Pass.**  Render pass 2, one subpass: colour (RGBA16_UINT for depth scenes; RGBA8 with
+  ``samples`` samples and a 1-sample RGBA8 resolve attachment for MSAA), D32_SFLOAT depth
+  (``LOAD_OP_CLEAR`` 1.0, test ``LESS`` with writes), the FDM (``LOAD``/``DONT_CARE``,
+  ``FRAGMENT_DENSITY_MAP_OPTIMAL_EXT``); every non-map image non-subsampled, with
+  ``FRAGMENT_DENSITY_MAP_OFFSET_BIT`` when the scenario uses offsets, final layout
+  ``TRANSFER_SRC_OPTIMAL`` for what is read back.  Geometry: ``quad.vert`` + ``fdm_quad_id.frag``
+  (real ``gl_FragCoord`` and ``gl_FragSizeEXT``) or ``triangle.vert`` + ``flat_colour.frag``, the
+  replay modules' push constants and clip-space mapping through the application's viewport.
+* **Judges** (pure).  Everywhere the spec: for depth, each drawn pixel holds a fragment
+  ``(id, 2·c, 16·fa.x + fa.y)`` whose block contains it (uniform, area within the density bound:
+  :func:`vk_tests.fdm_backend.fragment_block_problems`), ``id`` is the quad of least ``z`` whose
+  rectangle holds the centre ``c`` and the depth is its ``z`` (§1.5: one sample, at the centre;
+  all pixels of a covered fragment updated), undrawn pixels keep the clear values and none lies
+  deeper inside a quad than the largest fragment; for MSAA, every resolved pixel is a mean of
+  ``k`` triangle samples and ``N − k`` clear samples (±1 LSB), and pixels farther than the
+  largest allowed fragment from the triangle's edges are all triangle or all clear.  On turnip
+  (a modelled profile) also exact equality (MSAA: ±1 LSB) with the replay module's oracle of the
+  model's plan for that GPU (:func:`device_scenario_kind`).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+import fdm
+from fdm.errors import NotModelled, NotSupported, ScenarioError
+from fdm.plan import RenderPassPlan
+
+from . import fdm_backend as fb
+from . import replay, replay_depth, replay_msaa
+from .cases import Case, CaseOutput, Scene, Verdict, first_mismatches
+from .harness import Handle, Vulkan
+
+__all__ = ["KINDS", "SAMPLE_POSITIONS", "depth_spec_problems", "device_scenario_kind", "fdm_cases",
+           "judge_depth_fdm", "judge_msaa_fdm", "judge_replay_shared", "msaa_spec_problems", "oracle_resolve",
+           "replay_twins", "run_depth_fdm", "run_msaa_fdm", "run_replay_shared"]
+
+Pair = tuple[int, int]
+KINDS = ("depth", "msaa")
+VK_FMT_RGBA8 = 37        # VK_FORMAT_R8G8B8A8_UNORM
+VK_FMT_D32 = 126         # VK_FORMAT_D32_SFLOAT
+FORMAT_FEATURE_DEPTH_ATTACHMENT = 0x200
+#: the standard sample locations (Vulkan "Standard sample locations") of the counts B10 uses
+SAMPLE_POSITIONS: dict[int, tuple[tuple[Fraction, Fraction], ...]] = {
+    2: ((Fraction(3, 4), Fraction(3, 4)), (Fraction(1, 4), Fraction(1, 4))),
+    4: replay_msaa.SAMPLE_POSITIONS,
+}
+
+
+# ---- the replay twins of the shared-viewport scenes (B9, C5) ---------------------------------------
+def plan_shared(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
+    """:func:`vk_tests.replay.plan_scene` for a scenario whose vertex shader writes
+    ``gl_ViewportIndex`` (always 0): every check of ``plan_scene`` but that refusal.  Turnip then
+    shares one viewport (``per_view_viewport`` false, ``rp.shared_viewport``), so every view
+    draws through slot 0 with the application's viewport 0, which is what
+    :class:`vk_tests.replay.Replayer` does when ``per_view_viewport`` is false: the replay of the
+    shader writing 0 is the base replay of the shared plan."""
+    scenario = dict(scene["scenario"])
+    if not scenario.pop("writes_viewport_index", False):
+        raise ScenarioError("scenario.writes_viewport_index", "the shared-viewport twins write gl_ViewportIndex")
+    replay.plan_scene({**scene, "scenario": scenario})  # the other refusals (layered, sysmem, ...)
+    sc = fdm.parse_scenario(scene["scenario"])
+    plan = fdm.plan_render_pass(sc)
+    if not isinstance(plan, RenderPassPlan):
+        raise NotModelled("replay", f"the pass renders in sysmem ({plan.sysmem_reason}): nothing is binned")
+    if plan.viewport_state.per_view_viewport or len(sc.viewports) != 1:
+        raise NotModelled("replay", "gl_ViewportIndex = 0 with one application viewport and a shared viewport only")
+    return sc, plan
+
+
+def run_replay_shared(ctx: Vulkan, scene: Scene) -> CaseOutput:
+    """:func:`vk_tests.replay.run_replay` of a shared-viewport scene (:func:`plan_shared`)."""
+    from .graphics import read_image, require_graphics
+
+    sc, plan = plan_shared(scene)
+    require_graphics(ctx, replay.FMT)
+    w, h = sc.framebuffer
+    with ctx.scope():
+        r = replay.Replayer(ctx, sc, plan, scene.get("load_op", "clear"), scene.get("store", "a2d"),
+                            clear_rects=replay.clear_rects(scene))
+        ctx.run(r.record)
+        images = {name: read_image(ctx, img)[:h, :w].copy()
+                  for v, imgs in enumerate(r.views) for name, img in zip(replay.image_names(v), imgs, strict=True)}
+    return CaseOutput(images=images, info={"device": ctx.info.describe(), "scratch": list(r.size),
+                                           "shared_viewport": plan.shared_viewport, **r.stats})
+
+
+def judge_replay_shared(scene: Scene, out: CaseOutput) -> Verdict:
+    """:func:`vk_tests.replay.judge_replay` of a shared-viewport scene: every view equals the
+    large-fragment oracle of the shared plan's bins and areas, exactly."""
+    sc, plan = plan_shared(scene)
+    load_op = scene.get("load_op", "clear")
+    problems: list[str] = []
+    mismatches: list[Mapping[str, Any]] = []
+    for v in range(sc.fdm_layers):
+        want, probs = replay.oracle_view(sc, plan, v, load_op, clear_rects=replay.clear_rects(scene))
+        problems += probs
+        for name in replay.image_names(v):
+            got = out.images.get(name)
+            if got is None:
+                problems.append(f"{name}: no image read back")
+                continue
+            mm = first_mismatches(name, np.asarray(got), want)
+            if mm:
+                g = np.asarray(got)
+                n = int(np.count_nonzero(np.any(g.astype(np.int64) != want, axis=2))) if g.shape == want.shape else -1
+                problems.append(f"{name}: {n} pixel(s) differ from the oracle")
+                mismatches += mm[:4]
+    if problems:
+        return Verdict(status="Fail", message="; ".join(problems), mismatches=tuple(mismatches))
+    areas = sorted({tuple(t.views[v].frag_area) for t in plan.tiles for v in range(sc.fdm_layers)
+                    if t.views[v].visible})
+    return Verdict(status="Pass", message=f"{sc.fdm_layers} view(s) of {len(plan.tiles)} tile(s) through the shared "
+                                          f"viewport equal the large-fragment oracle (areas {areas})")
+
+
+# ---- scenes ---------------------------------------------------------------------------------
+def _kind(scene: Scene) -> str:
+    k = (scene.get("fdm") or {}).get("kind")
+    if k not in KINDS:
+        raise ScenarioError("fdm.kind", f"must be one of {', '.join(KINDS)}, got {k!r}")
+    return str(k)
+
+
+def _samples(scene: Scene) -> int:
+    n = int(fdm.parse_scenario(scene["scenario"]).attachments[0].samples)
+    if n not in SAMPLE_POSITIONS:
+        raise ScenarioError("scenario.attachments[0].samples", f"must be one of {sorted(SAMPLE_POSITIONS)}, got {n}")
+    return n
+
+
+def device_scenario_kind(scene: Scene, profile: str) -> dict[str, Any]:
+    """What turnip on a ``profile`` GPU renders for a depth or MSAA scene: the scene's scenario
+    with that GPU, the tiling turnip selects, upstream merging, and the GMEM attachments of this
+    backend's pass: RGBA16_UINT (8 bytes) + D32_SFLOAT (4 bytes, cleared) for depth; the
+    ``N``-sample RGBA8 colour alone for MSAA (the resolve attachment is written by the store, not
+    allocated in GMEM) and no depth."""
+    s = dict(scene["scenario"])
+    s["gpu"] = profile
+    s.pop("tile_size", None)
+    s["bin_merging"] = "upstream"
+    if _kind(scene) == "depth":
+        s["attachments"] = [{"cpp": 8}, {"cpp": 4}]
+        s["depth_load_op"] = "clear"
+    else:
+        s["attachments"] = [{"cpp": 4, "samples": _samples(scene)}]
+        s["depth_load_op"] = "none"
+    return s
+
+
+# ---- the device run ---------------------------------------------------------------------------
+class _Img:
+    """A single-layer 2D image (``samples`` samples, ``aspect``) with one view."""
+
+    def __init__(self, dev: Vulkan, size: Pair, fmt: int, usage: int, *, flags: int = 0, samples: int = 1,
+                 aspect: int = 1):
+        vk = dev.vk
+        self.size, self.format, self.aspect = size, fmt, aspect
+        info = vk.VkImageCreateInfo(
+            flags=flags, imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
+            extent=vk.VkExtent3D(width=size[0], height=size[1], depth=1), mipLevels=1, arrayLayers=1,
+            samples=samples, tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage,
+            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
+        self.handle = vk.vkCreateImage(dev.device, info, None)
+        req = vk.vkGetImageMemoryRequirements(dev.device, self.handle)
+        alloc = vk.VkMemoryAllocateInfo(allocationSize=req.size, memoryTypeIndex=dev.memory_type(
+            req.memoryTypeBits, vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        self.memory = vk.vkAllocateMemory(dev.device, alloc, None)
+        vk.vkBindImageMemory(dev.device, self.handle, self.memory, 0)
+        dev._own(lambda: vk.vkDestroyImage(dev.device, self.handle, None))
+        dev._own(lambda: vk.vkFreeMemory(dev.device, self.memory, None))
+        rng = vk.VkImageSubresourceRange(aspectMask=aspect, baseMipLevel=0, levelCount=1, baseArrayLayer=0,
+                                         layerCount=1)
+        vinfo = vk.VkImageViewCreateInfo(image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=fmt,
+                                         subresourceRange=rng)
+        self.view = vk.vkCreateImageView(dev.device, vinfo, None)
+        dev._own(lambda: vk.vkDestroyImageView(dev.device, self.view, None))
+
+
+class _GeometryFdmPass:
+    """One render-pass-2 FDM pass of a depth or MSAA scene (module docstring)."""
+
+    def __init__(self, dev: Vulkan, sc: fdm.Scenario, scene: Scene):
+        from .replay_depth import GeometryPipeline
+
+        vk = dev.vk
+        self.dev, self.sc, self.scene = dev, sc, scene
+        self.kind = _kind(scene)
+        self.samples = 1 if self.kind == "depth" else _samples(scene)
+        extra = fb.IMAGE_CREATE_FDM_OFFSET_BIT if sc.fdm_offset_create_flag else 0
+        size = sc.framebuffer
+        self.map = fb._Image(dev, sc.density.size, 1, fb.VK_FMT_R8G8_UNORM if sc.density.format == "R8G8_UNORM"
+                             else fb.VK_FMT_R32G32_SFLOAT,
+                             vk.VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT, extra)
+        colour_usage = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+        color = vk.VK_IMAGE_ASPECT_COLOR_BIT
+        if self.kind == "depth":
+            self.colour = _Img(dev, size, fb.VK_FMT_RGBA16UI, colour_usage, flags=extra, aspect=color)
+            self.depth: _Img | None = _Img(dev, size, VK_FMT_D32, vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT
+                                           | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT, flags=extra,
+                                           aspect=vk.VK_IMAGE_ASPECT_DEPTH_BIT)
+            self.resolve: _Img | None = None
+            self.readback = self.colour
+        else:
+            self.colour = _Img(dev, size, VK_FMT_RGBA8, vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, flags=extra,
+                               samples=self.samples, aspect=color)
+            self.resolve = _Img(dev, size, VK_FMT_RGBA8, colour_usage, flags=extra, aspect=color)
+            self.depth = None
+            self.readback = self.resolve
+        self.rp = self._render_pass()
+        atts = [self.colour.view] + ([self.resolve.view] if self.resolve else []) + \
+            ([self.depth.view] if self.depth else []) + [self.map.view]
+        finfo = vk.VkFramebufferCreateInfo(renderPass=self.rp, pAttachments=atts, width=size[0], height=size[1],
+                                           layers=1)
+        self.fb = vk.vkCreateFramebuffer(dev.device, finfo, None)
+        dev._own(lambda: vk.vkDestroyFramebuffer(dev.device, self.fb, None))
+        if self.kind == "depth":
+            self.pipe = GeometryPipeline(dev, self.rp, "quad.vert.spv", "fdm_quad_id.frag.spv")
+        else:
+            self.pipe = GeometryPipeline(dev, self.rp, "triangle.vert.spv", "flat_colour.frag.spv", 48,
+                                         samples=self.samples, depth=False)
+
+    def _render_pass(self) -> Handle:
+        vk, dev = self.dev.vk, self.dev
+        C, D = vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+        SRC, U = vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, vk.VK_IMAGE_LAYOUT_UNDEFINED
+        fdm_layout = vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT
+        clear, load = vk.VK_ATTACHMENT_LOAD_OP_CLEAR, vk.VK_ATTACHMENT_LOAD_OP_LOAD
+        dc_load, dc_store = vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, vk.VK_ATTACHMENT_STORE_OP_DONT_CARE
+        store = vk.VK_ATTACHMENT_STORE_OP_STORE
+
+        def desc(fmt: int, samples: int, load_op: int, store_op: int, initial: int, final: int) -> Handle:
+            return vk.VkAttachmentDescription2(format=fmt, samples=samples, loadOp=load_op, storeOp=store_op,
+                                               stencilLoadOp=dc_load, stencilStoreOp=dc_store, initialLayout=initial,
+                                               finalLayout=final)
+
+        descs, colour_refs, resolve_refs, depth_ref = [], [], None, None
+        aspect_c = vk.VK_IMAGE_ASPECT_COLOR_BIT
+        if self.kind == "depth":
+            descs.append(desc(fb.VK_FMT_RGBA16UI, 1, clear, store, U, SRC))
+            colour_refs.append(vk.VkAttachmentReference2(attachment=0, layout=C, aspectMask=aspect_c))
+            descs.append(desc(VK_FMT_D32, 1, clear, store, U, SRC))
+            depth_ref = vk.VkAttachmentReference2(attachment=1, layout=D, aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT)
+        else:
+            # the multisampled image is never read: only its resolve is stored
+            descs.append(desc(VK_FMT_RGBA8, self.samples, clear, vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, U, C))
+            colour_refs.append(vk.VkAttachmentReference2(attachment=0, layout=C, aspectMask=aspect_c))
+            descs.append(desc(VK_FMT_RGBA8, 1, dc_load, store, U, SRC))
+            resolve_refs = [vk.VkAttachmentReference2(attachment=1, layout=C, aspectMask=aspect_c)]
+        map_index = len(descs)
+        # the map: LOAD / DONT_CARE, never stored (VUIDs 02550/02551)
+        descs.append(desc(self.map.format, 1, load, dc_store, fdm_layout, fdm_layout))
+        fdm_info = vk.VkRenderPassFragmentDensityMapCreateInfoEXT(
+            fragmentDensityMapAttachment=vk.VkAttachmentReference(attachment=map_index, layout=fdm_layout))
+        sub = vk.VkSubpassDescription2(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS, viewMask=0,
+                                       pColorAttachments=colour_refs, pResolveAttachments=resolve_refs,
+                                       pDepthStencilAttachment=depth_ref)
+        out = vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT
+        tests = vk.VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT | vk.VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT
+        writes = vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT | vk.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT
+        reads = vk.VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | vk.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT
+        deps = [vk.VkSubpassDependency2(srcSubpass=vk.VK_SUBPASS_EXTERNAL, dstSubpass=0, srcStageMask=out | tests,
+                                        dstStageMask=out | tests, srcAccessMask=0, dstAccessMask=reads | writes),
+                vk.VkSubpassDependency2(srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL, srcStageMask=out | tests,
+                                        dstStageMask=vk.VK_PIPELINE_STAGE_TRANSFER_BIT, srcAccessMask=writes,
+                                        dstAccessMask=vk.VK_ACCESS_TRANSFER_READ_BIT)]
+        info = vk.VkRenderPassCreateInfo2(pNext=fdm_info, pAttachments=descs, pSubpasses=[sub], pDependencies=deps)
+        rp = vk.vkCreateRenderPass2(dev.device, info, None)
+        dev._own(lambda: vk.vkDestroyRenderPass(dev.device, rp, None))
+        return rp
+
+    def record_upload(self, cb: Handle, staging: Any) -> None:
+        """The map: staging copy, then ``FRAGMENT_DENSITY_MAP_OPTIMAL_EXT`` (as the base pass)."""
+        vk = self.dev.vk
+        w, h = self.sc.density.size
+        self.map.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                         vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+        region = vk.VkBufferImageCopy(
+            bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+            imageSubresource=vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
+                                                         baseArrayLayer=0, layerCount=1),
+            imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
+        vk.vkCmdCopyBufferToImage(cb, staging.handle, self.map.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                  [region])
+        self.map.barrier(cb, vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
+                         vk.VK_ACCESS_FRAGMENT_DENSITY_MAP_READ_BIT_EXT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         vk.VK_PIPELINE_STAGE_FRAGMENT_DENSITY_PROCESS_BIT_EXT)
+
+    def record_pass(self, cb: Handle) -> None:
+        vk, sc = self.dev.vk, self.sc
+        w, h = sc.framebuffer
+        if self.kind == "depth":
+            clears = [fb._uint_clear(vk, replay.CLEAR),
+                      vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=replay_depth.DEPTH_CLEAR,
+                                                                               stencil=0))]
+        else:
+            clears = [vk.VkClearValue(color=vk.VkClearColorValue(float32=[c / 255 for c in replay_msaa.CLEAR8])),
+                      vk.VkClearValue()]
+        begin = vk.VkRenderPassBeginInfo(renderPass=self.rp, framebuffer=self.fb,
+                                         renderArea=fb._rect2d(vk, (0, 0, w, h)),
+                                         pClearValues=clears + [vk.VkClearValue()])
+        vk.vkCmdBeginRenderPass2(cb, begin, vk.VkSubpassBeginInfo(contents=vk.VK_SUBPASS_CONTENTS_INLINE))
+        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, self.pipe.pipeline)
+        uv, sci = sc.viewports[0], sc.scissors[0]
+        vk.vkCmdSetViewport(cb, 0, 1, [vk.VkViewport(x=float(uv.x), y=float(uv.y), width=float(uv.w),
+                                                     height=float(uv.h), minDepth=0.0, maxDepth=1.0)])
+        vk.vkCmdSetScissor(cb, 0, 1, [fb._rect2d(vk, sci.as_tuple())])
+        if self.kind == "depth":
+            for i, (x0, y0, x1, y1, z) in enumerate(replay_depth._quads(self.scene)):
+                # the replay's push constants (frag_size, frag_offset unused by fdm_quad_id.frag)
+                ndc = [2 * (x0 - uv.x) / uv.w - 1, 2 * (y0 - uv.y) / uv.h - 1,
+                       2 * (x1 - uv.x) / uv.w - 1, 2 * (y1 - uv.y) / uv.h - 1]
+                data = vk.ffi.new("float[]", [1.0, 1.0, 0.0, 0.0, *ndc, z, 0.0])
+                vk.ffi.cast("uint32_t *", data)[9] = i + 1
+                vk.vkCmdPushConstants(cb, self.pipe.layout, self.pipe.stage_flags, 0,
+                                      replay_depth.GeometryPipeline.PUSH, data)
+                vk.vkCmdDraw(cb, 6, 1, 0, 0)
+        else:
+            tri = replay_msaa._triangle(self.scene)
+            ndc = [float(2 * (p[i] - Fraction(uv.x if i == 0 else uv.y)) / Fraction(uv.w if i == 0 else uv.h) - 1)
+                   for p in tri for i in (0, 1)]
+            data = vk.ffi.new("float[]", [*ndc[:4], *ndc[4:], 0.0, 0.0, *(c / 255 for c in replay_msaa.COLOUR8)])
+            vk.vkCmdPushConstants(cb, self.pipe.layout, self.pipe.stage_flags, 0, 48, data)
+            vk.vkCmdDraw(cb, 3, 1, 0, 0)
+        offsets = [(int(o[0]), int(o[1])) for o in sc.fdm_offsets] if sc.fdm_offsets else []
+        end_next = (vk.VkSubpassFragmentDensityMapOffsetEndInfoQCOM(
+            pFragmentDensityOffsets=[vk.VkOffset2D(x=o[0], y=o[1]) for o in offsets]) if offsets else None)
+        vk.vkCmdEndRenderPass2(cb, vk.VkSubpassEndInfo(pNext=end_next))
+
+    def read(self) -> dict[str, npt.NDArray[Any]]:
+        """The colour (or resolve) image and the depth, copied to a buffer (both are in
+        ``TRANSFER_SRC_OPTIMAL`` after the pass)."""
+        vk, dev = self.dev.vk, self.dev
+        w, h = self.sc.framebuffer
+        colour_bytes = w * h * (8 if self.kind == "depth" else 4)
+        depth_bytes = w * h * 4 if self.depth else 0
+        with dev.scope():
+            buf = dev.buffer(colour_bytes + depth_bytes, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible=True)
+
+            def region(offset: int, aspect: int) -> Handle:
+                return vk.VkBufferImageCopy(
+                    bufferOffset=offset, bufferRowLength=0, bufferImageHeight=0,
+                    imageSubresource=vk.VkImageSubresourceLayers(aspectMask=aspect, mipLevel=0, baseArrayLayer=0,
+                                                                 layerCount=1),
+                    imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
+
+            def record(cb: Handle) -> None:
+                src = vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+                vk.vkCmdCopyImageToBuffer(cb, self.readback.handle, src, buf.handle, 1,
+                                          [region(0, vk.VK_IMAGE_ASPECT_COLOR_BIT)])
+                if self.depth is not None:
+                    vk.vkCmdCopyImageToBuffer(cb, self.depth.handle, src, buf.handle, 1,
+                                              [region(colour_bytes, vk.VK_IMAGE_ASPECT_DEPTH_BIT)])
+                dev.memory_barrier(cb, vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
+                                   vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
+
+            dev.run(record)
+            raw = buf.read(colour_bytes + depth_bytes)
+        if self.kind == "depth":
+            return {"view0": raw[:colour_bytes].view(np.uint16).reshape(h, w, 4).copy(),
+                    "view0_depth": raw[colour_bytes:].view(np.float32).reshape(h, w).copy()}
+        return {"view0": raw[:colour_bytes].reshape(h, w, 4).copy()}
+
+
+def kind_missing(caps: fb.DeviceCaps, scene: Scene, format_features: Mapping[int, int], sample_counts: int,
+                 standard_locations: bool) -> str | None:
+    """What a depth or MSAA scene needs beyond :func:`vk_tests.fdm_backend.missing` (pure):
+    non-subsampled attachments (read back by copies), D32_SFLOAT as a depth attachment and
+    transfer source, the sample count for RGBA8 (``sample_counts``: the framebuffer limit ANDed
+    with the image format's ``sampleCounts``) and the standard sample locations."""
+    lack = fb.missing(caps, scene)
+    if lack is not None:
+        return lack
+    if "fragmentDensityMapNonSubsampledImages" not in caps.features:
+        return "fragmentDensityMapNonSubsampledImages (depth and multisampled images are read back by copies)"
+    if _kind(scene) == "depth":
+        need = FORMAT_FEATURE_DEPTH_ATTACHMENT | fb.FORMAT_FEATURE_TRANSFER_SRC
+        if format_features.get(VK_FMT_D32, 0) & need != need:
+            return "D32_SFLOAT as a depth attachment and transfer source"
+        return None
+    n = _samples(scene)
+    need = fb.FORMAT_FEATURE_COLOR_ATTACHMENT | fb.FORMAT_FEATURE_TRANSFER_SRC
+    if format_features.get(VK_FMT_RGBA8, 0) & need != need:
+        return "R8G8B8A8_UNORM as a colour attachment and transfer source"
+    if not sample_counts & n:
+        return f"VK_SAMPLE_COUNT_{n}_BIT for R8G8B8A8_UNORM (framebufferColorSampleCounts, sampleCounts)"
+    if not standard_locations:
+        return "standardSampleLocations"
+    return None
+
+
+def _run_kind(ctx: Vulkan, scene: Scene) -> CaseOutput:
+    vk = ctx.vk
+    sc, path, _ = fb.parse(scene)
+    kind = _kind(scene)
+    caps = fb.probe(ctx)
+    lack = fb.missing(caps, scene)
+    if lack is None:
+        fmts = {f: int(ctx.format_features(f)) for f in (VK_FMT_RGBA8, VK_FMT_D32)}
+        limits = vk.vkGetPhysicalDeviceProperties(ctx.physical).limits
+        counts = int(limits.framebufferColorSampleCounts)
+        if kind == "msaa":
+            usage = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+            props = vk.vkGetPhysicalDeviceImageFormatProperties(ctx.physical, VK_FMT_RGBA8, vk.VK_IMAGE_TYPE_2D,
+                                                                vk.VK_IMAGE_TILING_OPTIMAL, usage, 0)
+            counts &= int(props.sampleCounts)
+        lack = kind_missing(caps, scene, fmts, counts, bool(limits.standardSampleLocations))
+    if lack is not None:
+        raise NotSupported(f"{lack} (device {caps.name})")
+    fb.check_granularity(caps, scene)
+    dev = fb.open_fdm_device(ctx)
+    try:
+        with dev.scope():
+            p = _GeometryFdmPass(dev, sc, scene)
+            data = np.ascontiguousarray(np.asarray(sc.density.layers[0]))
+            staging = dev.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
+            staging.write(data)
+            dev.run(lambda cb: p.record_upload(cb, staging))   # a static map: in place before the pass (§1.6)
+            dev.run(p.record_pass)
+            images = p.read()
+    finally:
+        ctx.messages.extend(dev.messages)
+        dev.close()
+    info = {"device": {**fb.caps_json(caps), "profile": fb.match_profile(caps.driver_id, caps.name)},
+            "path": path, "readback": "nonsubsampled", "kind": kind}
+    return CaseOutput(images=images, info=info)
+
+
+def run_depth_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
+    """B15 on an FDM device: images ``view0`` (RGBA16_UINT) and ``view0_depth`` (float32)."""
+    return _run_kind(ctx, scene)
+
+
+def run_msaa_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
+    """B10 on an FDM device: image ``view0`` (RGBA8, the resolve)."""
+    return _run_kind(ctx, scene)
+
+
+# ---- pure: the judges ---------------------------------------------------------------------------
+def _checked(sc: fdm.Scenario, texel: Pair) -> npt.NDArray[np.bool_]:
+    w, h = sc.framebuffer
+    ra = fb._render_area(sc)
+    inside = np.zeros((h, w), dtype=bool)
+    inside[ra[1]:ra[1] + ra[3], ra[0]:ra[0] + ra[2]] = True
+    out: npt.NDArray[np.bool_] = inside & ~fb.zero_density_near(sc, 0, texel)
+    return out
+
+
+def depth_spec_problems(sc: fdm.Scenario, quads: Sequence[tuple[int, int, int, int, float]],
+                        images: Mapping[str, npt.NDArray[Any]], texel: Pair) -> list[str]:
+    """The spec bounds of a depth scene's images (module docstring), independent of any bins."""
+    w, h = sc.framebuffer
+    colour, depth = np.asarray(images.get("view0")), np.asarray(images.get("view0_depth"))
+    if colour.shape != (h, w, 4) or depth.shape != (h, w):
+        return [f"view0 / view0_depth: shapes {list(colour.shape)} / {list(depth.shape)}, want {[h, w, 4]} / {[h, w]}"]
+    c = colour.astype(np.int64)
+    checked = _checked(sc, texel)
+    undrawn = np.all(c == np.array(replay.CLEAR, dtype=np.int64), axis=2)
+    drawn = checked & ~undrawn
+    a = c[..., 3]
+    v = np.stack([c[..., 1], c[..., 2], a // 16, a % 16], axis=2)
+    problems, good, max_dim = fb.fragment_block_problems("view0", v, drawn, checked, sc, 0, texel)
+    # the quad the centre sample sees: least z among the rectangles holding it (ties on an edge:
+    # the rasterization rule decides, either quad is accepted)
+    cx2, cy2 = v[..., 0], v[..., 1]
+    best = np.full((h, w), np.inf)
+    ident = np.zeros((h, w), dtype=np.int64)
+    tie = np.zeros((h, w), dtype=bool)
+    for i, (x0, y0, x1, y1, z) in enumerate(quads):
+        inside = (2 * x0 < cx2) & (cx2 < 2 * x1) & (2 * y0 < cy2) & (cy2 < 2 * y1)
+        edge = ((2 * x0 <= cx2) & (cx2 <= 2 * x1) & (2 * y0 <= cy2) & (cy2 <= 2 * y1)) & ~inside
+        tie |= edge
+        nearer = inside & (z < best)
+        best = np.where(nearer, z, best)
+        ident = np.where(nearer, i + 1, ident)
+    judged = good & ~tie
+    wrong_id = judged & (c[..., 0] != ident)
+    if wrong_id.any():
+        yy, xx = np.nonzero(wrong_id)
+        problems.append(f"view0: {int(wrong_id.sum())} pixel(s) hold another quad than the nearest one covering "
+                        f"their fragment's centre (first x={int(xx[0])}, y={int(yy[0])}: id {int(c[yy[0], xx[0], 0])}, "
+                        f"want {int(ident[yy[0], xx[0]])})")
+    wrong_z = judged & (ident > 0) & (depth.astype(np.float64) != best)
+    if wrong_z.any():
+        problems.append(f"view0_depth: {int(wrong_z.sum())} drawn pixel(s) do not hold the nearest quad's depth")
+    cleared_depth = checked & undrawn & (depth != np.float32(replay_depth.DEPTH_CLEAR))
+    if cleared_depth.any():
+        problems.append(f"view0_depth: {int(cleared_depth.sum())} undrawn pixel(s) do not hold the clear depth")
+    # no pixel deeper inside a quad than the largest fragment is undrawn
+    m = max_dim
+    xs, ys = np.arange(w)[None, :], np.arange(h)[:, None]
+    deep = np.zeros((h, w), dtype=bool)
+    for x0, y0, x1, y1, _ in quads:
+        deep |= (xs >= x0 + m) & (xs + 1 <= x1 - m) & (ys >= y0 + m) & (ys + 1 <= y1 - m)
+    missed = checked & undrawn & deep
+    if missed.any():
+        yy, xx = np.nonzero(missed)
+        problems.append(f"view0: {int(missed.sum())} pixel(s) deep inside a quad were not drawn (first "
+                        f"x={int(xx[0])}, y={int(yy[0])})")
+    return problems
+
+
+def max_extent(sc: fdm.Scenario) -> int:
+    """The largest fragment extent any texel of the map allows: ``floor`` of the largest finite
+    density product (an area ``w·h`` within it, ``h ≥ 1``)."""
+    t = fb._texel_table(sc, 0)
+    finite = t[np.isfinite(t)]
+    return max(1, int(np.floor(finite.max() * (1 + 1e-9)))) if finite.size else 1
+
+
+def msaa_spec_problems(sc: fdm.Scenario, triangle: Sequence[tuple[Fraction, Fraction]], samples: int,
+                       images: Mapping[str, npt.NDArray[Any]], texel: Pair) -> list[str]:
+    """The spec bounds of a resolved MSAA image (module docstring)."""
+    w, h = sc.framebuffer
+    got = np.asarray(images.get("view0"))
+    if got.shape != (h, w, 4):
+        return [f"view0: shape {list(got.shape)}, want {[h, w, 4]}"]
+    g = got.astype(np.int64)
+    col = np.array(replay_msaa.COLOUR8, dtype=np.int64)
+    clr = np.array(replay_msaa.CLEAR8, dtype=np.int64)
+    checked = _checked(sc, texel)
+    mixes = np.stack([(k * col + (samples - k) * clr) // samples for k in range(samples + 1)])
+    near = np.zeros((h, w), dtype=bool)
+    for m in mixes:
+        near |= np.all(np.abs(g - m) <= 1, axis=2)
+    problems = []
+    odd = checked & ~near
+    if odd.any():
+        yy, xx = np.nonzero(odd)
+        problems.append(f"view0: {int(odd.sum())} pixel(s) are no mean of {samples} triangle and clear samples (first "
+                        f"x={int(xx[0])}, y={int(yy[0])}: {got[yy[0], xx[0]].tolist()})")
+    # pixels whose window of the largest allowed fragment lies wholly inside or outside the triangle
+    f = max_extent(sc)
+    grid = replay_msaa.GRID
+    tri = [(int(x * grid), int(y * grid)) for x, y in triangle]
+    area = (tri[1][0] - tri[0][0]) * (tri[2][1] - tri[0][1]) - (tri[1][1] - tri[0][1]) * (tri[2][0] - tri[0][0])
+    sign = 1 if area > 0 else -1
+    xs, ys = np.arange(w)[None, :], np.arange(h)[:, None]
+    corners = [((xs - f) * grid, (ys - f) * grid), ((xs + 1 + f) * grid, (ys - f) * grid),
+               ((xs - f) * grid, (ys + 1 + f) * grid), ((xs + 1 + f) * grid, (ys + 1 + f) * grid)]
+    all_in = np.ones((h, w), dtype=bool)
+    out_any = np.zeros((h, w), dtype=bool)
+    for i in range(3):
+        (ax, ay), (qx, qy) = tri[i], tri[(i + 1) % 3]
+        es = [sign * ((qx - ax) * (cy - ay) - (qy - ay) * (cx - ax)) for cx, cy in corners]
+        all_in &= np.logical_and.reduce([e > 0 for e in es])
+        out_any |= np.logical_and.reduce([e < 0 for e in es])
+    for mask, want, what in ((all_in, col, "triangle"), (out_any, clr, "clear")):
+        bad = checked & mask & np.any(np.abs(g - want) > 1, axis=2)
+        if bad.any():
+            yy, xx = np.nonzero(bad)
+            problems.append(f"view0: {int(bad.sum())} pixel(s) farther than the largest fragment ({f}) from the "
+                            f"triangle's edges are not all {what} (first x={int(xx[0])}, y={int(yy[0])})")
+    return problems
+
+
+def oracle_resolve(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Sequence[tuple[Fraction, Fraction]],
+                   samples: int) -> tuple[npt.NDArray[np.uint8], list[str]]:
+    """:func:`vk_tests.replay_msaa.oracle_msaa` for ``samples`` standard locations (2 or 4): one
+    sample set per fragment, scaled by its area, each pixel the mean (floor) of the samples."""
+    base, problems = replay.oracle_view(sc, plan, view, "clear")
+    h, w = base.shape[:2]
+    grid = replay_msaa.GRID
+    c2x, c2y = base[..., 0].astype(np.int64), base[..., 1].astype(np.int64)
+    fw, fh = base[..., 2].astype(np.int64), base[..., 3].astype(np.int64)
+    bx, by = (c2x - fw) // 2 * grid, (c2y - fh) // 2 * grid
+    tri = [(int(x * grid), int(y * grid)) for x, y in triangle]
+    area = (tri[1][0] - tri[0][0]) * (tri[2][1] - tri[0][1]) - (tri[1][1] - tri[0][1]) * (tri[2][0] - tri[0][0])
+    sign = 1 if area > 0 else -1
+    covered = np.zeros((h, w), dtype=np.int64)
+    ties = np.zeros((h, w), dtype=bool)
+    for px, py in SAMPLE_POSITIONS[samples]:
+        sx, sy = bx + fw * int(px * grid), by + fh * int(py * grid)
+        inside = np.ones((h, w), dtype=bool)
+        for i in range(3):
+            (ax, ay), (qx, qy) = tri[i], tri[(i + 1) % 3]
+            e = sign * ((qx - ax) * (sy - ay) - (qy - ay) * (sx - ax))
+            ties |= e == 0
+            inside &= e > 0
+        covered += inside
+    drawn = fw > 0
+    out = np.empty((h, w, 4), dtype=np.uint8)
+    for ch in range(4):
+        val = (covered * replay_msaa.COLOUR8[ch] + (samples - covered) * replay_msaa.CLEAR8[ch]) // samples
+        out[..., ch] = np.where(drawn, val, replay_msaa.CLEAR8[ch])
+    if np.any(ties & drawn):
+        problems.append(f"view{view}: {int(np.count_nonzero(ties & drawn))} pixel(s) have a sample on a triangle edge "
+                        "(the scene must avoid ties)")
+    return out, problems
+
+
+def _turnip_wants(scene: Scene, scenario: Mapping[str, Any]) -> tuple[dict[str, npt.NDArray[Any]], list[str], str]:
+    """The exact images of the kind's oracle for ``scenario``'s plan ('' or why there is none)."""
+    sc = fdm.parse_scenario(scenario)
+    plan = fdm.plan_render_pass(sc)
+    if not isinstance(plan, RenderPassPlan):
+        return {}, [], f"the model renders the pass in sysmem ({plan.sysmem_reason})"
+    if _kind(scene) == "depth":
+        colour, depth, probs = replay_depth.oracle_depth(sc, plan, 0, replay_depth._quads(scene))
+        return {"view0": colour, "view0_depth": depth}, probs, ""
+    out, probs = oracle_resolve(sc, plan, 0, replay_msaa._triangle(scene), _samples(scene))
+    return {"view0": out}, probs, ""
+
+
+def _count_diff(wants: Mapping[str, npt.NDArray[Any]], images: Mapping[str, npt.NDArray[Any]], tolerance: int
+                ) -> tuple[int, list[Mapping[str, Any]]]:
+    n, mm = 0, []
+    for name, want in wants.items():
+        got = np.asarray(images.get(name))
+        if got.shape != want.shape:
+            n += want.shape[0] * want.shape[1]
+            continue
+        d = np.abs(got.astype(np.float64) - want.astype(np.float64)) > tolerance
+        n += int(np.count_nonzero(d.reshape(d.shape[0], d.shape[1], -1).any(axis=2)))
+        mm += list(first_mismatches(name, got, want, tolerance=tolerance, limit=2))
+    return n, mm
+
+
+def _judge_kind(scene: Scene, out: CaseOutput) -> Verdict:
+    sc, path, _ = fb.parse(scene)
+    kind = _kind(scene)
+    device = dict(out.info.get("device") or {})
+    profile = device.get("profile")
+    turnip = device.get("driver_id") == fb.DRIVER_ID_MESA_TURNIP and profile is not None
+    texel = fb.texel_size_for(sc, path, device)
+    if kind == "depth":
+        problems = depth_spec_problems(sc, replay_depth._quads(scene), out.images, texel)
+    else:
+        problems = msaa_spec_problems(sc, replay_msaa._triangle(scene), _samples(scene), out.images, texel)
+    tolerance = 0 if kind == "depth" else 1
+    mismatches: list[Mapping[str, Any]] = []
+    if turnip:
+        wants, probs, why = _turnip_wants(scene, device_scenario_kind(scene, str(profile)))
+        if why:
+            note = f"; turnip {profile}: {why}, no exact expectation"
+        else:
+            problems += probs
+            n, mismatches = _count_diff(wants, out.images, tolerance)
+            if n:
+                problems.append(f"{n} pixel(s) differ from the model's plan for turnip {profile}")
+            note = "" if n else f"; equal to the model's plan for turnip {profile}"
+    else:
+        who = f"driver {device.get('driver_id')} ({device.get('name', '?')})"
+        try:
+            wants, _, why = _turnip_wants(scene, scene["scenario"])
+            n = _count_diff(wants, out.images, tolerance)[0] if not why else -1
+            info = why or (f"{n} pixel(s) differ from turnip's plan for {sc.gpu.name}" if n
+                           else f"equal to turnip's plan for {sc.gpu.name}")
+        except (NotModelled, ScenarioError) as e:
+            info = f"no turnip plan ({e})"
+        note = f"; {who} is not a modelled turnip GPU: the spec bounds decide; information: {info}"
+    if problems:
+        return Verdict(status="Fail", message="; ".join(problems) + note, mismatches=tuple(mismatches[:8]))
+    what = "depth-tested quads" if kind == "depth" else f"{_samples(scene)}x MSAA resolve"
+    return Verdict(status="Pass", message=f"{what} within the spec bounds (texel {texel[0]}x{texel[1]}){note}")
+
+
+def judge_depth_fdm(scene: Scene, out: CaseOutput) -> Verdict:
+    """B15's judge: the spec bounds of :func:`depth_spec_problems`; on turnip exact equality of
+    colour and depth with :func:`vk_tests.replay_depth.oracle_depth` of the device's plan."""
+    return _judge_kind(scene, out)
+
+
+def judge_msaa_fdm(scene: Scene, out: CaseOutput) -> Verdict:
+    """B10's judge: :func:`msaa_spec_problems`; on turnip :func:`oracle_resolve` of the device's
+    plan within 1 LSB."""
+    return _judge_kind(scene, out)
+
+
+# ---- the cases --------------------------------------------------------------------------------
+def _radial_bytes(gpu: str, **fields: Any) -> dict[str, Any]:
+    """The depth and MSAA replay modules' radial scene (384×256, rings 1×1 / 2×2 / 4×4) with the
+    map as R8G8_UNORM ``floor(255/n)`` bytes (the one format every FDM device supports)."""
+    fov = {"format": "R8G8_UNORM", "views": [fb._radial((12, 8), (176, 120), (48, 96), (1, 2, 4))]}
+    s: dict[str, Any] = {"gpu": gpu, "framebuffer": [384, 256], "tile_size": list(replay._GPUS[gpu][1]),
+                         "bin_merging": "off", "density": fov}
+    s.update(fields)
+    return s
+
+
+def _twin(group: str, variant: str, gpu: str) -> str:
+    return f"replay.twin.{group}.{variant}.{gpu}"
+
+
+#: (group, variant, gpu, description, replay scene, kind)
+def _specs() -> list[tuple[str, str, str, str, dict[str, Any], str]]:
+    out: list[tuple[str, str, str, str, dict[str, Any], str]] = []
+    for variant, gpu, what, fields in (
+            ("a6xx_lowres", "a650", "on a650 (the LRZ flag computed, not emitted)", {}),
+            ("a7xx_scaled", "a750", "on a750 (HW bin scaling: LRZ on in scaled bins)", {}),
+            ("offset_first_rowcol", "a750", "with the FDM offset (24, -40) on a750 (LRZ off in the first row and "
+                                            "column)", {"fdm_offset_create_flag": True, "fdm_offsets": [[24, -40]]})):
+        out.append(("depth_lrz", variant, gpu, f"B15: four overlapping depth-tested quads (LESS) over a radial map "
+                                               f"{what}; LRZ must not change the result",
+                    replay_depth.depth_scene(_radial_bytes(gpu, **fields)), "depth"))
+    for n in (2, 4):
+        scenario = _radial_bytes("a750", attachments=[{"cpp": 4, "samples": n}])
+        out.append(("msaa_resolve", f"{n}x", "a750", f"B10: {n}x MSAA colour with a resolve attachment, one triangle "
+                                                      f"with odd slopes over a radial map; one sample set per fragment",
+                    replay_msaa.msaa_scene(scenario), "msaa"))
+    return out
+
+
+def _has_twin(group: str, kind: str, scene: Scene) -> bool:
+    # replay_msaa replays 4 samples only (its SAMPLES): the 2x scene has no twin
+    return not (kind == "msaa" and _samples(scene) != replay_msaa.SAMPLES)
+
+
+def fdm_cases() -> list[Case]:
+    """``fdm.depth_lrz.<variant>.rp2`` (B15), ``fdm.msaa_resolve.{2x,4x}.rp2`` (B10)."""
+    out = []
+    for group, variant, gpu, desc, scene, kind in _specs():
+        twin = _twin(group, variant, gpu) if _has_twin(group, kind, scene) else None
+        opts: dict[str, Any] = {"path": "rp2", "readback": "auto", "kind": kind}
+        tail = f"replay twin {twin}" if twin else "no replay twin: vk_tests.replay_msaa replays 4 samples only"
+        if twin:
+            opts["twin"] = twin
+        run, judge = (run_depth_fdm, judge_depth_fdm) if kind == "depth" else (run_msaa_fdm, judge_msaa_fdm)
+        out.append(Case(name=f"fdm.{group}.{variant}.rp2", backend="fdm", description=f"{desc} (render pass 2; {tail})",
+                        scene={**scene, "fdm": opts}, run=run, judge=judge))
+    return out
+
+
+def replay_twins() -> list[Case]:
+    """The replay cases of the depth and MSAA scenes (the same scene, the replay modules' run
+    and judge)."""
+    out = []
+    for group, variant, gpu, desc, scene, kind in _specs():
+        if not _has_twin(group, kind, scene):
+            continue
+        run, judge = ((replay_depth.run_depth, replay_depth.judge_depth) if kind == "depth"
+                      else (replay_msaa.run_msaa, replay_msaa.judge_msaa))
+        out.append(Case(name=_twin(group, variant, gpu), backend="replay",
+                        description=f"{desc} (the replay twin of fdm.{group}.{variant}.rp2)", scene=scene, run=run,
+                        judge=judge))
+    return out
