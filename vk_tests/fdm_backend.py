@@ -42,6 +42,12 @@ one key of its own, ``"fdm"``: ``{"path": "rp2" | "dynrend", "readback": "auto" 
   On other vendors the exact comparison with turnip's plan for the scene's GPU is information in
   the message, never a failure.
 
+B8 (``"map_layers": 1``: a one-layer FDM view for two views), B9 and C5 (the scenario's
+``writes_viewport_index``: ``fullscreen_vpi.vert`` writes ``gl_ViewportIndex = 0``, which needs
+``VK_EXT_shader_viewport_index_layer``; their twins replay through
+:func:`vk_tests.fdm_backend_more.run_replay_shared`) are cases here; the depth (B15) and MSAA
+(B10) cases are in :mod:`vk_tests.fdm_backend_more` and listed by :func:`fdm_cases`.
+
 None of this has run on an FDM device yet (lavapipe and the NVIDIA H100 lack the extension); see
 docs/fdm-backend.md.
 """
