@@ -91,7 +91,7 @@ def _extract(spec: str, into: Path) -> Path:
 def _error_notes(out: Path) -> tuple[str, ...]:
     notes = []
     for svg in sorted(out.glob("error_v*.svg")):
-        m = re.search(r"largest \|error\| [^<]*", svg.read_text(encoding="utf-8"))
+        m = re.search(r"largest \|error\| [0-9.e+-]+ \(scene range [0-9.e+-]+\)", svg.read_text(encoding="utf-8"))
         notes.append(m.group(0) if m else "?")
     return tuple(notes)
 
@@ -213,18 +213,19 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
             drawn = "drawn" if got[0].notes else ("none" if got[0].status == 0 else "failed")
             if "not drawn" in got[0].summary:
                 drawn = "skipped (bound)"
-            ratio = f"{ref_t / med:.1f}x" if ref_t and impl != base else ""
+            ratio = f"{ref_t / med:.1f}x" if ref_t and impl == "new" else ""
             lines.append(f"| {name}: {what} | `{impl}` | {len(got)} | {med:.2f} | {min(r.wall_s for r in got):.2f} "
                          f"| {max(r.peak_mb for r in got):.0f} | {drawn} | {ratio} |")
-    lines += ["", "The error notes of the (c) pictures (`error_vN.svg`), per implementation:", ""]
+    lines += ["", f"The notes under the (c) error pictures (`error_vN.svg`), per implementation (new against `{base}`, "
+              "the same layout):", ""]
     for name, _, _ in cases:
         drawn = {impl: results[(name, impl)][0].notes for impl in impls
                  if (name, impl) in results and results[(name, impl)][0].notes}
-        same = len(set(drawn.values())) <= 1
         for impl, notes in drawn.items():
-            lines.append(f"- {name}, `{impl}`: " + "; ".join(f"view {v}: {n}" for v, n in enumerate(notes)))
-        if len(drawn) > 1:
-            lines.append(f"- {name}: {'the same numbers' if same else 'DIFFERS'}")
+            tag = ""
+            if impl == "new" and base in drawn:
+                tag = " - the same numbers" if notes == drawn[base] else " - DIFFERS"
+            lines.append(f"- {name}, `{impl}`: " + "; ".join(f"view {v}: {n}" for v, n in enumerate(notes)) + tag)
     lines += ["", "Summaries printed by the new implementation:", ""]
     for name, _, _ in cases:
         if (name, "new") in results:

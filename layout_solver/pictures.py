@@ -173,6 +173,21 @@ def to_rgb8(img: np.ndarray) -> np.ndarray:
     return out
 
 
+def gray_rgb(a: np.ndarray, lo: float, span: float, missing: Color) -> np.ndarray:
+    """Values to grey levels ``to_rgb8((nan_to_num(a, nan=lo) - lo) / span)``, NaN (nothing
+    there) in the colour ``missing``; strip by strip (the same bytes as the whole-image formula)."""
+    a = np.asarray(a, dtype=np.float64)
+    out = np.empty((a.shape[0], a.shape[1], 3), dtype=np.uint8)
+    step = _strip_rows(a.shape)
+    for y in range(0, a.shape[0], step):
+        x = a[y:y + step]
+        g = _channel8((np.nan_to_num(x, nan=lo) - lo) / span)
+        o = out[y:y + step]
+        o[...] = g[..., None]
+        o[np.isnan(x)] = missing
+    return out
+
+
 def heat_rgb(err: np.ndarray, vmax: float | None = None) -> np.ndarray:
     """Error magnitudes to a white-yellow-red-black heat map (0 = white)."""
     e = np.abs(np.asarray(err, dtype=np.float64))

@@ -14,7 +14,7 @@ from .aprons import tu_calc_subsampled_aprons
 from .draw import Canvas, to_png, to_svg
 from .metadata import sysmem_metadata
 from .page import ViewPictures, layout_page_data, page_html, sysmem_page_data
-from .pictures import framebuffer_picture, heat_rgb, raster_picture, subsampled_picture, to_rgb8
+from .pictures import framebuffer_picture, gray_rgb, heat_rgb, raster_picture, subsampled_picture
 from .progress import Progress
 from .solver import SubsampledLayout, tu_calc_subsampled
 
@@ -69,10 +69,7 @@ def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int
 
 def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     """Scene values to grey levels; NaN (nothing rendered there) shows as pale blue."""
-    a = np.asarray(a, dtype=np.float64)
-    g = to_rgb8((np.nan_to_num(a, nan=lo) - lo) / span)
-    g[np.isnan(a)] = (210, 225, 240)
-    return g
+    return gray_rgb(a, lo, span, (210, 225, 240))
 
 
 #: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the

@@ -309,6 +309,11 @@ def test_picture_colours_are_the_whole_image_formulas():
     rgb = np.stack([np.where(t < 0.5, 1.0, 1.0 - (t - 0.5) * 1.2), np.where(t < 0.5, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6),
                     np.where(t < 0.25, 1.0 - t * 4.0, 0.0)], axis=-1)
     assert np.array_equal(pic.heat_rgb(e), np.rint(np.clip(rgb, 0.0, 1.0) * 255.0).astype(np.uint8))
+    g = rng.uniform(-0.5, 1.5, (301, 977))
+    g[::13, ::7] = np.nan
+    want = pic.to_rgb8((np.nan_to_num(g, nan=0.07) - 0.07) / 0.897)
+    want[np.isnan(g)] = (210, 225, 240)
+    assert np.array_equal(pic.gray_rgb(g, 0.07, 0.897, (210, 225, 240)), want)
 
 
 # -- progress ---------------------------------------------------------------------------------------
