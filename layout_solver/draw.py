@@ -170,5 +170,5 @@ def to_png(c: Canvas) -> bytes:
                 (w, h), Image.Resampling.NEAREST)
             im.paste(r, (int(round(s.x)), int(round(s.y))))
     buf = io.BytesIO()
-    im.save(buf, "PNG")
+    im.save(buf, "PNG", compress_level=1)   # flat colours: 2x faster than the default, little larger
     return buf.getvalue()

@@ -107,10 +107,19 @@ def sample_grid(image: F32Array, tx: FloatArray, ty: FloatArray, filter: Filter,
         t00, t10 = _bordered(t00, i0, j0, w, h, border), _bordered(t10, i0 + 1, j0, w, h, border)
         t01, t11 = _bordered(t01, i0, j0 + 1, w, h, border), _bordered(t11, i0 + 1, j0 + 1, w, h, border)
     # (1 - a) * (1 - b) * t00 + ..., evaluated left to right as the scattered sampler does
-    out = (1 - a) * (1 - b) * t00
-    out += a * (1 - b) * t10
-    out += (1 - a) * b * t01
-    out += a * b * t11
+    # (each weight rounded, times the texel, added in order), in two buffers
+    oma, omb = 1 - a, 1 - b
+    out = oma * omb
+    out *= t00
+    tmp = a * omb
+    tmp *= t10
+    out += tmp
+    np.multiply(oma, b, out=tmp)
+    tmp *= t01
+    out += tmp
+    np.multiply(a, b, out=tmp)
+    tmp *= t11
+    out += tmp
     return out
 
 
