@@ -20,9 +20,11 @@ rendered pixel whose bin coordinate ``f2u16`` leaves undefined raises
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from fdm.errors import DriverAssertion
 
@@ -102,10 +104,11 @@ def sample_grid(image: F32Array, tx: FloatArray, ty: FloatArray, filter: Filter,
     fi0, fj0 = np.floor(x), np.floor(y)
     a, b = (x - fi0)[None, :], (y - fj0)[:, None]
     i0, j0 = fi0.astype(np.int64), fj0.astype(np.int64)
-    t00, t10, t01, t11 = _gather(image, i0, j0)
+    texels: list[npt.NDArray[np.floating[Any]]] = list(_gather(image, i0, j0))
     if addressing == "clamp_to_border":
-        t00, t10 = _bordered(t00, i0, j0, w, h, border), _bordered(t10, i0 + 1, j0, w, h, border)
-        t01, t11 = _bordered(t01, i0, j0 + 1, w, h, border), _bordered(t11, i0 + 1, j0 + 1, w, h, border)
+        texels = [_bordered(t, i0 + di, j0 + dj, w, h, border)
+                  for t, (di, dj) in zip(texels, ((0, 0), (1, 0), (0, 1), (1, 1)), strict=True)]
+    t00, t10, t01, t11 = texels
     # (1 - a) * (1 - b) * t00 + ..., evaluated left to right as the scattered sampler does
     # (each weight rounded, times the texel, added in order), in two buffers
     oma, omb = 1 - a, 1 - b

@@ -58,7 +58,7 @@ def ffma_np(a: npt.ArrayLike, b: npt.ArrayLike, c: npt.ArrayLike, fused: bool) -
     the side; results outside the normal range take :func:`_ffma_fused_general`."""
     a32, b32, c32 = np.broadcast_arrays(*(np.asarray(t, dtype=np.float32) for t in (a, b, c)))
     if not fused:
-        return (a32 * b32).astype(np.float32) + c32
+        return np.asarray((a32 * b32).astype(np.float32) + c32, dtype=np.float32)
     p = a32.astype(np.float64) * b32.astype(np.float64)
     c64 = c32.astype(np.float64)
     s = p + c64

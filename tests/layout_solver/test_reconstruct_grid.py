@@ -21,8 +21,8 @@ import fdm
 from fdm.errors import DriverAssertion
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario
-from layout_solver import tu_calc_subsampled
 from layout_solver import pictures as pic
+from layout_solver import tu_calc_subsampled
 from layout_solver.metadata import UndefinedMetadataRead, ffma
 from layout_solver.progress import terminal_progress
 from layout_solver.reconstruct import (
@@ -306,7 +306,8 @@ def test_picture_colours_are_the_whole_image_formulas():
     e = rng.uniform(0, 0.3, (301, 977))
     e[::3] = 0
     t = np.clip(e / e.max(), 0.0, 1.0)
-    rgb = np.stack([np.where(t < 0.5, 1.0, 1.0 - (t - 0.5) * 1.2), np.where(t < 0.5, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6),
+    rgb = np.stack([np.where(t < 0.5, 1.0, 1.0 - (t - 0.5) * 1.2),
+                    np.where(t < 0.5, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6),
                     np.where(t < 0.25, 1.0 - t * 4.0, 0.0)], axis=-1)
     assert np.array_equal(pic.heat_rgb(e), np.rint(np.clip(rgb, 0.0, 1.0) * 255.0).astype(np.uint8))
     g = rng.uniform(-0.5, 1.5, (301, 977))
