@@ -73,7 +73,8 @@ from .harness import Handle, Vulkan
 __all__ = ["AREA_BYTES", "DRIVER_ID_MESA_TURNIP", "PATHS", "DeviceCaps", "density_byte", "density_value",
            "device_scenario", "end_rendering2_structs", "fdm_cases", "fdm_scene", "feature_chain", "judge_fdm",
            "match_profile", "min_map_extent", "missing", "open_fdm_device", "probe", "render_extent",
-           "replay_twins", "run_fdm", "spec_bound_problems", "spec_texel_size", "turnip_expectation", "twin_name"]
+           "replay_twins", "run_fdm", "spec_bound_problems", "spec_texel_size", "turnip_bins", "turnip_expectation",
+           "twin_name"]
 
 Pair = tuple[int, int]
 Rect4 = tuple[int, int, int, int]
@@ -936,8 +937,34 @@ def run_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
         ctx.messages.extend(dev.messages)
         dev.close()
     info = {"device": {**caps_json(caps), "profile": match_profile(caps.driver_id, caps.name)},
-            "path": path, "readback": kind}
+            "path": path, "readback": kind, "turnip_bins": turnip_bins(scene)}
     return CaseOutput(images=images, info=info)
+
+
+TURNIP_PROFILES = ("a650", "a730", "a750")
+
+
+def turnip_bins(scene: Scene) -> dict[str, dict[str, Any]]:
+    """What turnip's own tiling makes of the scene on each GPU (the plan of
+    :func:`device_scenario`, or ``fdm_backend_more.device_scenario_kind`` for depth / MSAA):
+    ``{profile: {"bins", "tile", "areas"}}`` (the visible views' distinct areas; ``"sysmem"``
+    when the model renders the pass in sysmem).  How much the exact check sees: one bin has one
+    fragment size."""
+    from . import fdm_backend_more
+
+    path = (scene.get("fdm") or {}).get("path", "rp2")
+    out: dict[str, dict[str, Any]] = {}
+    for profile in TURNIP_PROFILES:
+        s = (fdm_backend_more.device_scenario_kind(scene, profile) if (scene.get("fdm") or {}).get("kind")
+             else device_scenario(scene, profile, path))
+        plan = fdm.plan_render_pass(fdm.parse_scenario(s))
+        if not isinstance(plan, RenderPassPlan):
+            out[profile] = {"sysmem": plan.sysmem_reason}
+            continue
+        areas = sorted({v.frag_area for t in plan.tiles for v in t.views if v.visible})
+        out[profile] = {"bins": len(plan.tiles), "tile": list(plan.tiling.tile_size),
+                        "areas": [list(a) for a in areas]}
+    return out
 
 
 # ---- pure: the judge --------------------------------------------------------------------------
@@ -1037,15 +1064,60 @@ def zero_density_near(sc: fdm.Scenario, layer: int, texel: Pair) -> npt.NDArray[
     return out
 
 
+def _texel_index(px: npt.NDArray[np.int64], off: int, t: int, n: int) -> npt.NDArray[np.int64]:
+    out: npt.NDArray[np.int64] = np.clip((px - off) // t, 0, n - 1)
+    return out
+
+
+def bin_window(sc: fdm.Scenario, layer: int, texel: Pair, bins: Sequence[Rect4]) -> npt.NDArray[np.float64]:
+    """The filter window of a driver that fetches the map once per bin (turnip: one texel at the
+    bin's centre for every fragment of the bin, ``tu_calc_frag_area``): per pixel, the largest
+    density product of the texels (3×3 window, offsets, clamp-to-edge) that the bin holding the
+    pixel covers; 0 outside every bin.  The spec leaves the window implementation-defined and asks
+    only that the area lie within the fetched set's (§1.3), so on turnip this is the bound."""
+    w, h = sc.framebuffer
+    out = np.zeros((h, w), dtype=np.float64)
+    bound = _max3(_texel_table(sc, layer))
+    fh_, fw_ = bound.shape
+    off = tuple(sc.fdm_offsets[layer]) if sc.fdm_offsets else (0, 0)
+    for x, y, bw, bh in bins:
+        x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + bw, w), min(y + bh, h)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        tx0, tx1 = (min(max((p - off[0]) // texel[0], 0), fw_ - 1) for p in (x0, x1 - 1))
+        ty0, ty1 = (min(max((p - off[1]) // texel[1], 0), fh_ - 1) for p in (y0, y1 - 1))
+        b = bound[ty0:ty1 + 1, tx0:tx1 + 1]
+        fin = b[np.isfinite(b)]
+        out[y0:y1, x0:x1] = np.maximum(out[y0:y1, x0:x1], float(fin.max()) if fin.size else 0.0)
+    return out
+
+
+def plan_bins(plan: RenderPassPlan, view: int) -> list[Rect4]:
+    """The framebuffer-space bins ``B_v`` of ``view`` in which the view is visible."""
+    return [t.views[view].bin for t in plan.tiles if t.views[view].visible]
+
+
+def map_window(sc: fdm.Scenario, layer: int) -> npt.NDArray[np.float64]:
+    """The widest window the spec allows (the whole map, §1.3): per pixel the largest finite
+    density product of the layer, for drivers whose window is unknown."""
+    t = _texel_table(sc, layer)
+    fin = t[np.isfinite(t)]
+    w, h = sc.framebuffer
+    return np.full((h, w), float(fin.max()) if fin.size else 0.0)
+
+
 def fragment_block_problems(name: str, v: npt.NDArray[np.int64], drawn: npt.NDArray[np.bool_],
-                            checked: npt.NDArray[np.bool_], sc: fdm.Scenario, layer: int, texel: Pair
+                            checked: npt.NDArray[np.bool_], sc: fdm.Scenario, layer: int, texel: Pair,
+                            window: npt.NDArray[np.float64] | None = None
                             ) -> tuple[list[str], npt.NDArray[np.bool_], int]:
     """The per-fragment spec bounds of :func:`spec_bound_problems` on an ``(H, W, 4)`` image of
     ``(2·c.x, 2·c.y, fa.x, fa.y)`` (the other backends' images are turned into this form): a
     ``drawn`` pixel holds a fragment whose block contains it, every ``checked`` pixel of that
     block holds the same value, and the area is at most the density product of the texels the
-    block fetches (3×3 filter window, offsets and clamp-to-edge of §1.2).  Returns the problems,
-    the pixels that hold a well-formed fragment, and the largest fragment extent seen."""
+    block fetches (3×3 filter window, offsets and clamp-to-edge of §1.2), or of ``window`` at the
+    block's first pixel where that is larger (the driver's own window: :func:`bin_window`,
+    :func:`map_window`).  Returns the problems, the pixels that hold a well-formed fragment, and
+    the largest fragment extent seen."""
     h, w = v.shape[:2]
     problems: list[str] = []
     table = _texel_table(sc, layer)
@@ -1083,27 +1155,28 @@ def fragment_block_problems(name: str, v: npt.NDArray[np.int64], drawn: npt.NDAr
                             f"{int(counts[i])} of {int(in_block[i])} pixels)")
         # the area bound with the 3x3 filter window around the texels the block fetches
         bound = _max3(table)
-        t0x = np.clip((bx0 - off[0]) // texel[0], 0, fw_ - 1)
-        t1x = np.clip((bx1 - 1 - off[0]) // texel[0], 0, fw_ - 1)
-        t0y = np.clip((by0 - off[1]) // texel[1], 0, fh_ - 1)
-        t1y = np.clip((by1 - 1 - off[1]) // texel[1], 0, fh_ - 1)
+        t0x, t1x = _texel_index(bx0, off[0], texel[0], fw_), _texel_index(bx1 - 1, off[0], texel[0], fw_)
+        t0y, t1y = _texel_index(by0, off[1], texel[1], fh_), _texel_index(by1 - 1, off[1], texel[1], fh_)
         area = (fw[fy, fx] * fh[fy, fx]).astype(np.float64)
-        over = 0
-        first_over = None
-        for i in range(len(keys)):
-            b = float(bound[t0y[i]:t1y[i] + 1, t0x[i]:t1x[i] + 1].max())
-            if area[i] > b * (1 + 1e-9):
-                over += 1
-                first_over = first_over or (int(bx0[i]), int(by0[i]), int(area[i]), b)
-        if over and first_over is not None:
-            problems.append(f"{name}: {over} fragment(s) larger than the density allows (first at x={first_over[0]}, "
-                            f"y={first_over[1]}: area {first_over[2]} > {first_over[3]:.4g})")
+        # a block spans at most two texels per axis when it is no wider than a texel: the range
+        # maximum is that of its corners (vectorized); wider blocks one by one
+        b = np.maximum(np.maximum(bound[t0y, t0x], bound[t0y, t1x]), np.maximum(bound[t1y, t0x], bound[t1y, t1x]))
+        for i in np.nonzero((t1x - t0x > 1) | (t1y - t0y > 1))[0]:
+            b[i] = float(bound[t0y[i]:t1y[i] + 1, t0x[i]:t1x[i] + 1].max())
+        if window is not None:
+            b = np.maximum(b, window[np.minimum(by0, h - 1), np.minimum(bx0, w - 1)])
+        over_mask = area > b * (1 + 1e-9)
+        over = int(over_mask.sum())
+        if over:
+            i = int(np.argmax(over_mask))
+            problems.append(f"{name}: {over} fragment(s) larger than the density allows (first at x={int(bx0[i])}, "
+                            f"y={int(by0[i])}: area {int(area[i])} > {float(b[i]):.4g})")
     return problems, good, max_dim
 
 
 def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.NDArray[Any]], *, load_op: str,
-                        texel: Pair, readback: str, clear_rects: Sequence[Rect4] = (), suffix: str = ""
-                        ) -> list[str]:
+                        texel: Pair, readback: str, clear_rects: Sequence[Rect4] = (), suffix: str = "",
+                        window: npt.NDArray[np.float64] | None = None) -> list[str]:
     """What the spec requires of a view's images, independent of any driver's bins
     (docs/spec/vulkan-fdm-and-cts.md §1.2, §1.3, §1.5):
 
@@ -1113,7 +1186,8 @@ def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.ND
       ``(2·c, fa)`` with ``fa ≥ 1`` whose block ``[c − fa/2, c + fa/2)`` contains the pixel, and
       every checked pixel of that block holds the same value (one fragment, one shading);
     * the area is at most the density product of the texels the block's regions fetch
-      (``T`` = ``texel``, offsets and clamp-to-edge of §1.2), with a 3×3-texel filter window;
+      (``T`` = ``texel``, offsets and clamp-to-edge of §1.2), with a 3×3-texel filter window or
+      the driver's ``window`` (:func:`fragment_block_problems`);
     * a drawn fragment's centre lies in the viewport and the scissor (the sample is the centre);
       an undrawn pixel does not lie farther than the largest fragment extent inside both;
     * the geometry image equals the FragCoord image (one sample at the centre: the interpolated
@@ -1145,7 +1219,7 @@ def spec_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.ND
     if clear_rects:
         cleared = np.all(v == np.array(_clear_rect_colour(), dtype=np.int64), axis=2)
     drawn = checked & ~is_undrawn & ~cleared
-    fragment_problems, good, max_dim = fragment_block_problems(name, v, drawn, checked, sc, layer, texel)
+    fragment_problems, good, max_dim = fragment_block_problems(name, v, drawn, checked, sc, layer, texel, window)
     problems += fragment_problems
     x2, y2 = v[..., 0], v[..., 1]
     xs, ys = np.arange(w)[None, :], np.arange(h)[:, None]
@@ -1226,6 +1300,26 @@ def texel_size_for(sc: fdm.Scenario, path: str, device: Mapping[str, Any]) -> Pa
     return spec_texel_size(extent, sc.density.size, (int(lo[0]), int(lo[1])), (int(hi[0]), int(hi[1])))
 
 
+def area_windows(scene: Scene, sc: fdm.Scenario, texel: Pair, profile: str | None, path: str,
+                 scenario: Mapping[str, Any] | None = None) -> tuple[list[npt.NDArray[np.float64]], str]:
+    """The area bound's filter window per view (§1.3: implementation-defined): on turnip
+    (``profile``) its bins in the model's plan of :func:`device_scenario` (or ``scenario``) —
+    one fetch per bin, so a large bin may take a coarser area than the texels around a pixel
+    allow; elsewhere the whole map (:func:`map_window`: the window is unknown, a 3×3 excess is
+    information).  With the note for the message."""
+    if profile is None:
+        return [map_window(sc, v if sc.fdm_layers > 1 else 0) for v in range(sc.fdm_layers)], ""
+    try:
+        plan = fdm.plan_render_pass(fdm.parse_scenario(scenario or device_scenario(scene, profile, path)))
+    except (NotModelled, ScenarioError) as e:
+        return [map_window(sc, v if sc.fdm_layers > 1 else 0) for v in range(sc.fdm_layers)], \
+            f"; area window: the whole map (no turnip plan: {e})"
+    if not isinstance(plan, RenderPassPlan):
+        return [map_window(sc, v if sc.fdm_layers > 1 else 0) for v in range(sc.fdm_layers)], ""
+    return [bin_window(sc, v if sc.fdm_layers > 1 else 0, texel, plan_bins(plan, v)) for v in range(sc.fdm_layers)], \
+        f"; area window: turnip {profile}'s {len(plan.tiles)} bin(s)"
+
+
 def judge_fdm(scene: Scene, out: CaseOutput) -> Verdict:
     """The spec bounds everywhere; on turnip with a known profile also exact equality with the
     large-fragment oracle of the model's plan for that GPU; elsewhere exact agreement with
@@ -1240,11 +1334,15 @@ def judge_fdm(scene: Scene, out: CaseOutput) -> Verdict:
     texel = texel_size_for(sc, path, device)
     suffixes = [""] + (["_resampled"] if readback == "both" else [])
     problems: list[str] = []
+    windows, window_note = area_windows(scene, sc, texel, str(profile) if turnip else None, path)
+    narrow: list[str] = []
     for suffix in suffixes:
         for v in range(sc.fdm_layers):
-            problems += spec_bound_problems(sc, v, out.images, load_op=load_op, texel=texel,
-                                            readback="subsampled" if suffix or readback == "subsampled" else readback,
-                                            clear_rects=rects, suffix=suffix)
+            kw: dict[str, Any] = {"load_op": load_op, "texel": texel, "clear_rects": rects, "suffix": suffix,
+                                  "readback": "subsampled" if suffix or readback == "subsampled" else readback}
+            problems += spec_bound_problems(sc, v, out.images, window=windows[v], **kw)
+            if not turnip:  # information: what a 3x3-texel window would reject
+                narrow += [p for p in spec_bound_problems(sc, v, out.images, **kw) if "larger than the density" in p]
     mismatches: list[Mapping[str, Any]] = []
     ra = _render_area(sc)
     if readback == "both":
@@ -1280,7 +1378,10 @@ def judge_fdm(scene: Scene, out: CaseOutput) -> Verdict:
                            else f"equal to turnip's plan for {sc.gpu.name}")
         except (NotModelled, ScenarioError) as e:
             info = f"no turnip plan ({e})"
+        if narrow:
+            info += "; with a 3x3-texel window: " + "; ".join(narrow)
         note = f"; {who} is not a modelled turnip GPU: the spec bounds decide; information: {info}"
+    note = window_note + note
     if problems:
         return Verdict(status="Fail", message="; ".join(problems) + note, mismatches=tuple(mismatches[:8]))
     views = sc.fdm_layers
@@ -1292,6 +1393,16 @@ def judge_fdm(scene: Scene, out: CaseOutput) -> Verdict:
 #: the GPU of the scenes and their replay twins (HW bin scaling: the replay carries o')
 GPU = "a750"
 TILE = (96, 32)
+#: the device-sized scenes of the core cases (B1, B5, B7, C1, C2, C4; B15 in fdm_backend_more):
+#: large enough that turnip's own tiling (device_scenario) gives many bins with different areas on
+#: a650/a730/a750 (at 384x256 it picked one or two bins, one fragment size: the exact check saw
+#: little); their twins force coarser 192x128 tiles so that they stay fast on lavapipe
+BIG = (1536, 1024)
+BIG_TILE = (192, 128)
+BIG_MAP = (48, 32)
+#: C2's wrap-around sweep: k of offsets (8k, -8k) around a whole tile crossed by the twin (192:
+#: k = 24) and by turnip's own tiles (a650 192 -> 24, a730 320 -> 40, a750 384 -> 48)
+SWEEP_K = (0, 5, 24, 25, 40, 41, 48, 50)
 
 
 def _bytes_density(nx: int, ny: int | None = None) -> float | list[float]:
@@ -1320,6 +1431,18 @@ def _sc(fb: Pair, density: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return s
 
 
+def _big(density: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """A device-sized scenario (:data:`BIG`, the twin's tile :data:`BIG_TILE`)."""
+    return _sc(BIG, density, tile_size=list(BIG_TILE), **fields)
+
+
+def _big_radial(center: Sequence[float], radii: Sequence[float]) -> dict[str, Any]:
+    """A radial layer of the :data:`BIG` scenes, centre and radii in fractions of its width and
+    height (radii of the width), rings 1x1 / 2x2 / 4x4."""
+    w, h = BIG
+    return _radial(BIG_MAP, (center[0] * w, center[1] * h), [r * w for r in radii], (1, 2, 4))
+
+
 @attrs.frozen(kw_only=True)
 class _Spec:
     group: str
@@ -1343,22 +1466,24 @@ def _specs() -> list[_Spec]:
     fb, size = (288, 128), (9, 4)
     for nx, ny in ((1, 1), (1, 2), (2, 1), (2, 2), (4, 4)):
         specs.append(_Spec(group="uniform_area", variant=f"{nx}x{ny}", paths=both,
-                           description=f"B1: a constant map of bytes floor(255/n) for area {nx}x{ny} on every bin",
-                           scene=replay.replay_scene(_sc(fb, _constant_map(nx, ny, size)))))
+                           description=f"B1: a constant map of bytes floor(255/n) for area {nx}x{ny} on every bin "
+                                       f"({BIG[0]}x{BIG[1]}: many device bins)",
+                           scene=replay.replay_scene(_big(_constant_map(nx, ny, BIG_MAP)))))
     fov = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (176, 120), (48, 96), (1, 2, 4))]}
+    big_fov = {"format": "R8G8_UNORM", "views": [_big_radial((0.46, 0.47), (0.125, 0.25))]}
     specs.append(_Spec(group="foveated", variant="radial", paths=both,
-                       description="B5: a radial map (bytes 255/127/63 in rings) across many bins",
-                       scene=replay.replay_scene(_sc((384, 256), fov))))
+                       description=f"B5: a radial map (bytes 255/127/63 in rings) across many bins ({BIG[0]}x{BIG[1]})",
+                       scene=replay.replay_scene(_big(big_fov))))
     inv = {"format": "R8G8_UNORM", "views": [_radial((9, 4), (64, 32), (60, 100), (1, 2, None))]}
     specs.append(_Spec(group="invisible", variant="density0",
                        description="B6: density 0 far from the centre (undefined by the spec; turnip skips the bins, "
                                    "the pixels keep the background)",
                        scene=replay.replay_scene(_sc(fb, inv))))
-    mv = {"format": "R8G8_UNORM", "views": [{"generator": "constant", "size": [9, 4], "density": density_value(1)},
-                                            {"generator": "constant", "size": [9, 4], "density": density_value(2)}]}
+    mv = {"format": "R8G8_UNORM",
+          "views": [{"generator": "constant", "size": list(BIG_MAP), "density": density_value(n)} for n in (1, 2)]}
     specs.append(_Spec(group="multiview", variant="per_view_density", paths=both,
-                       description="B7: 2 views, a 2-layer map: view 0 at 1x1, view 1 at 2x2",
-                       scene=replay.replay_scene(_sc(fb, mv, views=2))))
+                       description=f"B7: 2 views, a 2-layer map: view 0 at 1x1, view 1 at 2x2 ({BIG[0]}x{BIG[1]})",
+                       scene=replay.replay_scene(_big(mv, views=2))))
     specs.append(_Spec(group="scissor", variant="unaligned",
                        description="B14: a scissor not aligned to the 4x4 fragments (edges where turnip's outward "
                                    "rounding and the centre sample agree)",
@@ -1385,23 +1510,27 @@ def _specs() -> list[_Spec]:
                                        "(edges where turnip's outward rounding and the centre sample agree)",
                            scene=make_scene(_sc(fb, _constant_map(4, 4, size)),
                                             clear_rects=[[13, 6, 34, 41], [150, 66, 61, 45]])))
-    off_map = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (150, 70), (40, 80), (1, 2, 4))]}
+    big_off = {"format": "R8G8_UNORM", "views": [_big_radial((0.52, 0.36), (0.14, 0.28))]}
     specs.append(_Spec(group="offset", variant="both_axes", paths=both,
-                       description="C1: FDM offset (8, -16): bins shifted, the extra row and column",
-                       scene=replay.replay_scene(_sc((288, 192), off_map, fdm_offset_create_flag=True,
-                                                     fdm_offsets=[[8, -16]]))))
-    for k in range(TILE[0] // 8 + 3):
+                       description=f"C1: FDM offset (8, -16): bins shifted, the extra row and column "
+                                   f"({BIG[0]}x{BIG[1]})",
+                       scene=replay.replay_scene(_big(big_off, fdm_offset_create_flag=True, fdm_offsets=[[8, -16]]))))
+    for k in SWEEP_K:
         specs.append(_Spec(group="offset", variant=f"sweep_k{k:02d}",
                            description=f"C2: offset k*g = ({8 * k}, {-8 * k}) of the wrap-around sweep "
-                                       f"(k = 0..{TILE[0] // 8 + 2}: b_o wraps once a tile is crossed)",
-                           scene=replay.replay_scene(_sc((288, 192), off_map, fdm_offset_create_flag=True,
-                                                         fdm_offsets=[[8 * k, -8 * k]]))))
+                                       f"(k in {', '.join(map(str, SWEEP_K))}: b_o wraps once a tile is crossed, "
+                                       f"{BIG[0]}x{BIG[1]})",
+                           scene=replay.replay_scene(_big(big_off, fdm_offset_create_flag=True,
+                                                          fdm_offsets=[[8 * k, -8 * k]]))))
     pv = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (100, 64), (40, 80), (1, 2, 4)),
                                             _radial((12, 8), (190, 64), (40, 80), (1, 2, 4))]}
+    big_pv = {"format": "R8G8_UNORM", "views": [_big_radial((0.35, 0.33), (0.14, 0.28)),
+                                                _big_radial((0.66, 0.33), (0.14, 0.28))]}
     specs.append(_Spec(group="offset", variant="per_view", paths=both,
-                       description="C4: 2 views with offsets (+8, +8) and (-8, -8): per-view bins and b_o",
-                       scene=replay.replay_scene(_sc((288, 192), pv, views=2, fdm_offset_create_flag=True,
-                                                     fdm_offsets=[[8, 8], [-8, -8]]))))
+                       description=f"C4: 2 views with offsets (+8, +8) and (-8, -8): per-view bins and b_o "
+                                   f"({BIG[0]}x{BIG[1]})",
+                       scene=replay.replay_scene(_big(big_pv, views=2, fdm_offset_create_flag=True,
+                                                      fdm_offsets=[[8, 8], [-8, -8]]))))
     one = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (150, 70), (40, 80), (1, 2, 4))]}
     specs.append(_Spec(group="multiview", variant="single_layer_map", extra={"map_layers": 1},
                        description="B8: 2 views and a one-layer map: both views fetch layer baseArrayLayer (render "

@@ -441,7 +441,7 @@ def _run_kind(ctx: Vulkan, scene: Scene) -> CaseOutput:
         ctx.messages.extend(dev.messages)
         dev.close()
     info = {"device": {**fb.caps_json(caps), "profile": fb.match_profile(caps.driver_id, caps.name)},
-            "path": path, "readback": "nonsubsampled", "kind": kind}
+            "path": path, "readback": "nonsubsampled", "kind": kind, "turnip_bins": fb.turnip_bins(scene)}
     return CaseOutput(images=images, info=info)
 
 
@@ -466,8 +466,10 @@ def _checked(sc: fdm.Scenario, texel: Pair) -> npt.NDArray[np.bool_]:
 
 
 def depth_spec_problems(sc: fdm.Scenario, quads: Sequence[tuple[int, int, int, int, float]],
-                        images: Mapping[str, npt.NDArray[Any]], texel: Pair) -> list[str]:
-    """The spec bounds of a depth scene's images (module docstring), independent of any bins."""
+                        images: Mapping[str, npt.NDArray[Any]], texel: Pair,
+                        window: npt.NDArray[np.float64] | None = None) -> list[str]:
+    """The spec bounds of a depth scene's images (module docstring), independent of any bins
+    (``window``: the driver's filter window of the area bound, :func:`fdm_backend.area_windows`)."""
     w, h = sc.framebuffer
     colour, depth = np.asarray(images.get("view0")), np.asarray(images.get("view0_depth"))
     if colour.shape != (h, w, 4) or depth.shape != (h, w):
@@ -478,7 +480,7 @@ def depth_spec_problems(sc: fdm.Scenario, quads: Sequence[tuple[int, int, int, i
     drawn = checked & ~undrawn
     a = c[..., 3]
     v = np.stack([c[..., 1], c[..., 2], a // 16, a % 16], axis=2)
-    problems, good, max_dim = fb.fragment_block_problems("view0", v, drawn, checked, sc, 0, texel)
+    problems, good, max_dim = fb.fragment_block_problems("view0", v, drawn, checked, sc, 0, texel, window)
     # the quad the centre sample sees: least z among the rectangles holding it (ties on an edge:
     # the rasterization rule decides, either quad is accepted)
     cx2, cy2 = v[..., 0], v[..., 1]
@@ -643,8 +645,15 @@ def _judge_kind(scene: Scene, out: CaseOutput) -> Verdict:
     turnip = device.get("driver_id") == fb.DRIVER_ID_MESA_TURNIP and profile is not None
     texel = fb.texel_size_for(sc, path, device)
     if kind == "depth":
-        problems = depth_spec_problems(sc, replay_depth._quads(scene), out.images, texel)
+        windows, window_note = fb.area_windows(scene, sc, texel, str(profile) if turnip else None, path,
+                                               device_scenario_kind(scene, str(profile)) if turnip else None)
+        problems = depth_spec_problems(sc, replay_depth._quads(scene), out.images, texel, windows[0])
+        if not turnip:  # information: what a 3x3-texel window would reject
+            narrow = [p for p in depth_spec_problems(sc, replay_depth._quads(scene), out.images, texel)
+                      if "larger than the density" in p]
+            window_note += "".join(f"; information: with a 3x3-texel window: {p}" for p in narrow)
     else:
+        window_note = ""
         problems = msaa_spec_problems(sc, replay_msaa._triangle(scene), _samples(scene), out.images, texel)
     tolerance = 0 if kind == "depth" else 1
     mismatches: list[Mapping[str, Any]] = []
@@ -668,6 +677,7 @@ def _judge_kind(scene: Scene, out: CaseOutput) -> Verdict:
         except (NotModelled, ScenarioError) as e:
             info = f"no turnip plan ({e})"
         note = f"; {who} is not a modelled turnip GPU: the spec bounds decide; information: {info}"
+    note = window_note + note
     if problems:
         return Verdict(status="Fail", message="; ".join(problems) + note, mismatches=tuple(mismatches[:8]))
     what = "depth-tested quads" if kind == "depth" else f"{_samples(scene)}x MSAA resolve"
@@ -697,6 +707,21 @@ def _radial_bytes(gpu: str, **fields: Any) -> dict[str, Any]:
     return s
 
 
+def _big_radial_bytes(gpu: str, **fields: Any) -> dict[str, Any]:
+    """B15's device-sized scene: :data:`fdm_backend.BIG` (1536x1024) with the B5 radial map, the
+    twin's tile :data:`fdm_backend.BIG_TILE` (turnip's own tiling gives many bins, several areas)."""
+    fov = {"format": "R8G8_UNORM", "views": [fb._big_radial((0.46, 0.47), (0.125, 0.25))]}
+    s: dict[str, Any] = {"gpu": gpu, "framebuffer": list(fb.BIG), "tile_size": list(fb.BIG_TILE),
+                         "bin_merging": "off", "density": fov}
+    s.update(fields)
+    return s
+
+
+#: B15's quads: replay_depth.QUADS scaled to the 1536x1024 scene (x4: edges on multiples of 16)
+BIG_QUADS: tuple[tuple[int, int, int, int, float], ...] = tuple(
+    (4 * x0, 4 * y0, 4 * x1, 4 * y1, z) for x0, y0, x1, y1, z in replay_depth.QUADS)
+
+
 def _twin(group: str, variant: str, gpu: str) -> str:
     return f"replay.twin.{group}.{variant}.{gpu}"
 
@@ -710,8 +735,8 @@ def _specs() -> list[tuple[str, str, str, str, dict[str, Any], str]]:
             ("offset_first_rowcol", "a750", "with the FDM offset (24, -40) on a750 (LRZ off in the first row and "
                                             "column)", {"fdm_offset_create_flag": True, "fdm_offsets": [[24, -40]]})):
         out.append(("depth_lrz", variant, gpu, f"B15: four overlapping depth-tested quads (LESS) over a radial map "
-                                               f"{what}; LRZ must not change the result",
-                    replay_depth.depth_scene(_radial_bytes(gpu, **fields)), "depth"))
+                                               f"{what}; LRZ must not change the result ({fb.BIG[0]}x{fb.BIG[1]})",
+                    replay_depth.depth_scene(_big_radial_bytes(gpu, **fields), BIG_QUADS), "depth"))
     for n in (2, 4):
         scenario = _radial_bytes("a750", attachments=[{"cpp": 4, "samples": n}])
         out.append(("msaa_resolve", f"{n}x", "a750", f"B10: {n}x MSAA colour with a resolve attachment, one triangle "

@@ -305,7 +305,7 @@ def test_every_fdm_case_has_a_replay_twin_with_the_same_scene() -> None:
     for must in ("fdm.uniform_area.1x1.rp2", "fdm.uniform_area.4x4.dynrend", "fdm.foveated.radial.rp2",
                  "fdm.invisible.density0.rp2", "fdm.multiview.per_view_density.dynrend", "fdm.scissor.unaligned.rp2",
                  "fdm.viewport.unaligned.rp2", "fdm.subsampled.nearest_equivalence.rp2", "fdm.offset.both_axes.rp2",
-                 "fdm.offset.sweep_k14.rp2", "fdm.offset.per_view.dynrend"):
+                 "fdm.offset.sweep_k50.rp2", "fdm.offset.per_view.dynrend"):
         assert must in names
     # planted: a twin whose scenario drifted, and a missing twin
     drifted = [attrs.evolve(t, scene={**t.scene, "load_op": "load"}) if t.name.endswith("uniform_area.2x2.a750")
@@ -346,3 +346,55 @@ def test_a_replayed_twin_is_within_the_spec_bounds(vk: Any, twin: str) -> None:
     images["view0_geometry"][100, 150, 0] += 2
     v = fb.judge_fdm(scene, attrs.evolve(fake, images=images))
     assert v.status == "Fail" and "view0_geometry: 1 pixel(s) differ from FragCoord" in v.message, v.message
+
+
+# ---- device-sized scenes: turnip's own tiling ---------------------------------------------------
+#: the core cases whose scenes are device-sized (1536x1024): many bins of several areas on turnip
+CORE = ("fdm.uniform_area.", "fdm.foveated.radial.", "fdm.multiview.per_view_density.", "fdm.offset.both_axes.",
+        "fdm.offset.sweep_k", "fdm.offset.per_view.", "fdm.depth_lrz.")
+
+
+def test_core_scenes_give_many_bins_of_several_areas_on_turnips_own_tiling() -> None:
+    """The exact check on turnip compares with the plan of turnip's own tile choice; at 384x256
+    that was one or two bins (one fragment size). The core scenes must give at least 4 bins on
+    a650, a730 and a750, and at least two distinct areas (B1: its one requested area)."""
+    core = [c for c in fb.fdm_cases() if c.name.startswith(CORE)]
+    assert len(core) >= 23
+    for c in core:
+        for profile, got in fb.turnip_bins(c.scene).items():
+            assert "sysmem" not in got, (c.name, profile, got)
+            assert got["bins"] >= 4, (c.name, profile, got)
+            if c.name.startswith("fdm.uniform_area."):
+                nx, ny = (int(n) for n in c.name.split(".")[2].split("x"))
+                assert got["areas"] == [[nx, ny]], (c.name, profile, got)
+            else:
+                assert len(got["areas"]) >= 2, (c.name, profile, got)
+    # planted: the old 384x256 radial scene (forced tile dropped) is one a750 bin of one area
+    fov = {"format": "R8G8_UNORM", "views": [fb._radial((12, 8), (176, 120), (48, 96), (1, 2, 4))]}
+    small = fb.fdm_scene(replay.replay_scene(fb._sc((384, 256), fov)), "rp2")
+    assert fb.turnip_bins(small)["a750"] == {"bins": 1, "tile": [384, 256], "areas": [[1, 1]]}
+
+
+def test_area_window_on_turnip_is_its_bin() -> None:
+    """turnip fetches the map once per bin: in a device-sized scene its plan gives fragments
+    coarser than the texels around them allow (a 3x3-texel window rejects them), which the spec's
+    implementation-defined window permits; on turnip the window is the bin, and a fragment coarser
+    than every texel of its bin still fails."""
+    c = registry.by_name(fb.fdm_cases())["fdm.foveated.radial.rp2"]
+    wants = fb.turnip_expectation(c.scene, "a750", "rp2")
+    images = {"view0": wants[0], "view0_geometry": wants[0]}
+    info = {"device": {**device_info(True), "profile": "a750"}, "readback": "nonsubsampled"}
+    v = fb.judge_fdm(c.scene, CaseOutput(images=images, info=info))
+    assert v.status == "Pass" and "area window: turnip a750's 8 bin(s)" in v.message, v.message
+    sc, _, _ = fb.parse(c.scene)
+    narrow = fb.spec_bound_problems(sc, 0, images, load_op="clear", texel=(32, 32), readback="nonsubsampled")
+    assert any("larger than the density allows" in p for p in narrow), narrow
+    v = fb.judge_fdm(c.scene, CaseOutput(images=images, info={"device": device_info(False),
+                                                                "readback": "nonsubsampled"}))
+    assert v.status == "Pass" and "information: " in v.message and "with a 3x3-texel window" in v.message, v.message
+    # planted: a 4x4 fragment in the top-left bin, all of whose texels ask for 1x1 (the centre is
+    # far from it: a 2x2 map there would be wrong; use a map of 1x1 everywhere)
+    ones = {**c.scene, "scenario": {**c.scene["scenario"], "density": {"format": "R8G8_UNORM", "views": [
+        {"generator": "constant", "size": [48, 32], "density": 1.0}]}}}
+    v = fb.judge_fdm(ones, CaseOutput(images=images, info=info))
+    assert v.status == "Fail" and "larger than the density allows" in v.message, v.message

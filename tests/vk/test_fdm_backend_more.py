@@ -91,13 +91,13 @@ def test_depth_judge_passes_turnips_plan_and_fails_planted_bugs(name: str) -> No
 
 
 def test_depth_judge_spec_legal_but_not_turnip() -> None:
-    """Every fragment 1x1 is legal under any density but is not what turnip a650 does (its
-    second bin is 4x4; on a750 turnip's own tiling makes this pass one 1x1 bin): Fail on a turnip
-    a650, Pass elsewhere."""
+    """Every fragment 1x1 is legal under any density but is not what turnip a650 does (its 20
+    bins of the 1536x1024 scene have 1x1, 2x2 and 4x4 areas): Fail on a turnip a650, Pass
+    elsewhere."""
     scene = dict(case("fdm.depth_lrz.a6xx_lowres.rp2").scene)
     ones = dict(scene, scenario={**scene["scenario"],
                                  "density": {"format": "R8G8_UNORM",
-                                             "views": [{"generator": "constant", "size": [12, 8], "density": 1.0}]}})
+                                             "views": [{"generator": "constant", "size": [48, 32], "density": 1.0}]}})
     images = depth_images(ones, "a650")
     assert more.judge_depth_fdm(scene, out(depth_images(scene, "a650"), True, "a650")).status == "Pass"
     v = more.judge_depth_fdm(scene, out(images, turnip=True, profile="a650"))
@@ -111,7 +111,7 @@ def test_depth_judge_catches_a_fragment_split_and_an_undrawn_hole() -> None:
     good = depth_images(scene, None)   # the scene's own 96x32 bins: 1x1, 2x2 and 4x4 fragments
     # a 4x4 fragment (ring 3, far from the centre) with one pixel of its right neighbour
     c = good["view0"].copy()
-    y, x = 250, 8
+    y, x = 1000, 8
     assert c[y, x, 3] == 16 * 4 + 4
     c[y, x] = c[y, x + 4]
     v = more.judge_depth_fdm(scene, out({**good, "view0": c}, turnip=False))
@@ -119,8 +119,8 @@ def test_depth_judge_catches_a_fragment_split_and_an_undrawn_hole() -> None:
     # a block deep inside quad 1 left undrawn (clear colour and depth)
     c = good["view0"].copy()
     d = good["view0_depth"].copy()
-    c[40:48, 40:48] = replay.CLEAR
-    d[40:48, 40:48] = 1.0
+    c[300:308, 300:308] = replay.CLEAR
+    d[300:308, 300:308] = 1.0
     v = more.judge_depth_fdm(scene, out({"view0": c, "view0_depth": d}, turnip=False))
     assert v.status == "Fail" and "deep inside a quad were not drawn" in v.message, v.message
 
@@ -157,7 +157,7 @@ def test_msaa_judge_passes_turnips_plan_and_fails_per_pixel_samples(n: int) -> N
     # planted: one sample set per pixel (as FSR does), not per fragment: the same map at 1x1
     ones = dict(scene, scenario={**scene["scenario"],
                                  "density": {"format": "R8G8_UNORM",
-                                             "views": [{"generator": "constant", "size": [12, 8], "density": 1.0}]}})
+                                             "views": [{"generator": "constant", "size": [48, 32], "density": 1.0}]}})
     per_pixel = msaa_image(ones, "a650", n)
     tiles = len(fdm.plan_render_pass(fdm.parse_scenario(more.device_scenario_kind(scene, "a650"))).tiles)
     v = more.judge_msaa_fdm(scene, out({"view0": per_pixel}, True, "a650"))
