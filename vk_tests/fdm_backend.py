@@ -1431,6 +1431,12 @@ def _sc(fb: Pair, density: dict[str, Any], **fields: Any) -> dict[str, Any]:
     return s
 
 
+def _checker(w: int, h: int) -> dict[str, Any]:
+    """A ``w``×``h`` map of bytes 255 / 63 (areas 1x1 / 4x4) alternating per texel."""
+    rows = [[density_value(1 if (i + j) % 2 == 0 else 4) for i in range(w)] for j in range(h)]
+    return {"format": "R8G8_UNORM", "views": [{"values": rows}]}
+
+
 def _big(density: dict[str, Any], **fields: Any) -> dict[str, Any]:
     """A device-sized scenario (:data:`BIG`, the twin's tile :data:`BIG_TILE`)."""
     return _sc(BIG, density, tile_size=list(BIG_TILE), **fields)
@@ -1532,6 +1538,21 @@ def _specs() -> list[_Spec]:
                        scene=replay.replay_scene(_big(big_pv, views=2, fdm_offset_create_flag=True,
                                                       fdm_offsets=[[8, 8], [-8, -8]]))))
     one = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (150, 70), (40, 80), (1, 2, 4))]}
+    # B3: the spec-v3 texel size with the floor: 1025/16 gives T = 64 (the pre-v3 ceil: 128);
+    # 33/16 gives T = 2, clamped to the device's minimum (turnip: 32)
+    for n in (33, 1025):
+        specs.append(_Spec(group="texel_size_floor", variant=f"fb{n}",
+                           description=f"B3: a 16x16 checkerboard map (bytes 255/63 per texel) for a {n}x{n} "
+                                       f"framebuffer: T = 2^ceil(log2(floor({n}/16))) decides which bins see which "
+                                       "texel",
+                           scene=replay.replay_scene(_sc((n, n), _checker(16, 16), tile_size=list(BIG_TILE)))))
+    # B4: dynamic rendering, render area (64, 32, 192, 224) in a 256x256 image: T from the render
+    # area's end, the outside keeps the background
+    ra = [64, 32, 192, 224]
+    specs.append(_Spec(group="dynrend_render_area_offset", variant="checker", paths=("dynrend",),
+                       description="B4: render area (64, 32) + (192, 224) in a 256x256 image over an 8x8 checkerboard "
+                                   "map: the texel size from offset + extent (dynamic rendering), outside untouched",
+                       scene=replay.replay_scene(_sc((256, 256), _checker(8, 8), render_areas=[ra], scissors=[ra]))))
     specs.append(_Spec(group="multiview", variant="single_layer_map", extra={"map_layers": 1},
                        description="B8: 2 views and a one-layer map: both views fetch layer baseArrayLayer (render "
                                    "pass 2: a one-layer FDM view with a view mask)",

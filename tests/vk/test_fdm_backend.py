@@ -331,7 +331,8 @@ def test_every_fdm_case_is_not_supported_naming_the_extension(vk: Any) -> None:
 
 
 @pytest.mark.vulkan
-@pytest.mark.parametrize("twin", ["foveated.radial", "offset.per_view"])
+@pytest.mark.parametrize("twin", ["foveated.radial", "offset.per_view", "texel_size_floor.fb1025",
+                                  "dynrend_render_area_offset.checker"])
 def test_a_replayed_twin_is_within_the_spec_bounds(vk: Any, twin: str) -> None:
     """The twin's replay output read back on this device passes the fdm judge's spec bounds (and
     equals turnip's plan for its GPU, information); a planted one-pixel error fails it."""
