@@ -137,7 +137,8 @@ def _commit() -> str:
                           text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
-    return head + (" + uncommitted changes" if dirty else "")
+    return head + (" (the working tree, shared with other work, had uncommitted changes to tracked files)"
+                   if dirty else "")
 
 
 def main(argv: list[str] | None = None) -> int:
