@@ -120,8 +120,11 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
     sampled at every pixel centre block by block, each block reduced as it is produced (the
     full-resolution reconstruction and error never exist as arrays).  Up to :data:`WORKERS`
     threads share the metadata bin rows; the result does not depend on how many."""
-    rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
     W, H = plan.scenario.framebuffer
+    with ThreadPoolExecutor(1) as background:   # the scene's range meanwhile (cached per size)
+        scene_lo_hi = background.submit(scene_range, (W, H))
+        rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
+        scene_lo_hi.result()
     k = raster_factor((W, H), max_side)
     c = k // 2
     recon = np.full((len(range(c, H, k)), len(range(c, W, k))), np.nan)

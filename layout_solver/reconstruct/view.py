@@ -5,6 +5,8 @@ through the shader transform, the expanded one directly."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import attrs
 import numpy as np
 import numpy.typing as npt
@@ -48,15 +50,18 @@ def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, 
     """Render, store (both paths), run the aprons and build the metadata of one view
     (``drop_apron``, ``protect_stored``: see :func:`~layout_solver.reconstruct.apply_aprons`)."""
     bins = render_bins(plan, view)
-    stored = store_subsampled(layout, bins)
-    aprons = tu_calc_subsampled_aprons(layout, view, revision=revision)
-    rects = [(b.cell, stored_rect(layout, b)[0]) for b in bins]
-    sub, stats, contested = apply_aprons(stored, aprons, drop_apron, stored=rects, protect_stored=protect_stored)
-    views = plan.scenario.fdm_layers
-    fmax = (max([b.frag_area[0] for b in bins], default=1), max([b.frag_area[1] for b in bins], default=1))
+    with ThreadPoolExecutor(1) as pool:   # the two paths' stores are independent: one on each CPU
+        expanded = pool.submit(store_expanded, plan, bins)
+        stored = store_subsampled(layout, bins)
+        aprons = tu_calc_subsampled_aprons(layout, view, revision=revision)
+        rects = [(b.cell, stored_rect(layout, b)[0]) for b in bins]
+        sub, stats, contested = apply_aprons(stored, aprons, drop_apron, stored=rects, protect_stored=protect_stored)
+        views = plan.scenario.fdm_layers
+        fmax = (max([b.frag_area[0] for b in bins], default=1), max([b.frag_area[1] for b in bins], default=1))
+        ubo = metadata_ubo(layout_metadata(layout))
     return ViewReconstruction(plan=plan, layout=layout, view=view, layer=view if views > 1 else None, bins=bins,
-                              expanded=store_expanded(plan, bins), stored=stored, subsampled=sub, aprons=aprons,
-                              apron_stats=stats, contested=contested, ubo=metadata_ubo(layout_metadata(layout)),
+                              expanded=expanded.result(), stored=stored, subsampled=sub, aprons=aprons,
+                              apron_stats=stats, contested=contested, ubo=ubo,
                               fused=fused, frag_max=fmax)
 
 
