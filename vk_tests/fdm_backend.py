@@ -1161,8 +1161,8 @@ def fragment_block_problems(name: str, v: npt.NDArray[np.int64], drawn: npt.NDAr
         # a block spans at most two texels per axis when it is no wider than a texel: the range
         # maximum is that of its corners (vectorized); wider blocks one by one
         b = np.maximum(np.maximum(bound[t0y, t0x], bound[t0y, t1x]), np.maximum(bound[t1y, t0x], bound[t1y, t1x]))
-        for i in np.nonzero((t1x - t0x > 1) | (t1y - t0y > 1))[0]:
-            b[i] = float(bound[t0y[i]:t1y[i] + 1, t0x[i]:t1x[i] + 1].max())
+        for k in np.nonzero((t1x - t0x > 1) | (t1y - t0y > 1))[0]:
+            b[k] = float(bound[t0y[k]:t1y[k] + 1, t0x[k]:t1x[k] + 1].max())
         if window is not None:
             b = np.maximum(b, window[np.minimum(by0, h - 1), np.minimum(bx0, w - 1)])
         over_mask = area > b * (1 + 1e-9)
@@ -1579,9 +1579,9 @@ def fdm_cases() -> list[Case]:
                               description=f"{s.description} ({how}; replay twin {twin_name(s.group, s.variant)})",
                               scene=fdm_scene(s.scene, path, s.readback, **s.extra), run=run_fdm,
                               judge=judge_fdm))
-    from . import fdm_backend_more
+    from . import fdm_backend_more, fdm_backend_sampling
 
-    return cases + fdm_backend_more.fdm_cases()
+    return cases + fdm_backend_more.fdm_cases() + fdm_backend_sampling.fdm_cases()
 
 
 def replay_twins() -> list[Case]:
@@ -1599,5 +1599,7 @@ def replay_twins() -> list[Case]:
         out.append(Case(name=twin_name(s.group, s.variant), backend="replay",
                         description=f"{s.description} (the replay twin of fdm.{s.group}.{s.variant})",
                         scene=s.scene, run=run, judge=judge))
-    return out + fdm_backend_more.replay_twins()
+    from . import fdm_backend_sampling
+
+    return out + fdm_backend_more.replay_twins() + fdm_backend_sampling.replay_twins()
 
