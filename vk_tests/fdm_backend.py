@@ -1553,6 +1553,26 @@ def _specs() -> list[_Spec]:
                        description="B4: render area (64, 32) + (192, 224) in a 256x256 image over an 8x8 checkerboard "
                                    "map: the texel size from offset + extent (dynamic rendering), outside untouched",
                        scene=replay.replay_scene(_sc((256, 256), _checker(8, 8), render_areas=[ra], scissors=[ra]))))
+    # C3: clones of the CTS offset cases clamp_to_edge and oversized_fdm (§2.5), one view, 1024x1024,
+    # low density 3/255 ("any large area") except where only the offset (fetch at p - offset) and the
+    # clamp to the edge land: every fragment 1x1
+    lo, hi = 3 / 255, density_value(1)
+    for variant, (mw, mh), high, off in (
+            ("clamp_x_pos", (32, 32), lambda i, j: i == 0, (1024, 0)),
+            ("clamp_y_neg", (32, 32), lambda i, j: j == 31, (0, -1024)),
+            ("oversized_x", (64, 32), lambda i, j: i >= 32, (-1024, 0)),
+            ("oversized_y", (32, 64), lambda i, j: j >= 32, (0, -1024))):
+        rows = [[hi if high(i, j) else lo for i in range(mw)] for j in range(mh)]
+        cts = "clamp_to_edge" if variant.startswith("clamp") else "oversized_fdm"
+        what = ("the one edge texel line the clamp lands on is high density" if variant.startswith("clamp")
+                else "a map twice the size along the axis, high only in the half the offset brings in")
+        specs.append(_Spec(group="offset", variant=f"cts_clamp_and_oversized.{variant}",
+                           description=f"C3: the CTS {cts} clone, offset {list(off)} on 1024x1024: {what}; 1x1 "
+                                       "fragments (turnip's plan: a shrunk first bin row or column may be coarser)",
+                           scene=replay.replay_scene(_sc((1024, 1024), {"format": "R8G8_UNORM",
+                                                                        "views": [{"values": rows}]},
+                                                         tile_size=list(BIG_TILE), fdm_offset_create_flag=True,
+                                                         fdm_offsets=[list(off)]))))
     specs.append(_Spec(group="multiview", variant="single_layer_map", extra={"map_layers": 1},
                        description="B8: 2 views and a one-layer map: both views fetch layer baseArrayLayer (render "
                                    "pass 2: a one-layer FDM view with a view mask)",

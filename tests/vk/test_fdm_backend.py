@@ -399,3 +399,26 @@ def test_area_window_on_turnip_is_its_bin() -> None:
         {"generator": "constant", "size": [48, 32], "density": 1.0}]}}}
     v = fb.judge_fdm(ones, CaseOutput(images=images, info=info))
     assert v.status == "Fail" and "larger than the density allows" in v.message, v.message
+
+
+def _coarse_bins(scenario: dict[str, Any]) -> list[tuple[int, int, int, int]]:
+    import fdm
+
+    p = fdm.plan_render_pass(fdm.parse_scenario(scenario))
+    return [t.views[0].bin for t in p.tiles if t.views[0].visible and t.views[0].frag_area != (1, 1)]
+
+
+def test_c3_cts_clones_are_one_by_one_but_turnips_shrunk_first_bins() -> None:
+    """C3 (the CTS clamp_to_edge / oversized_fdm clones): the offset (fetch at p - offset) and the
+    clamp make every texel fetched high density in the twin's plan; turnip's own tiling keeps a
+    coarse area only in the shrunk first bin row or column (its density is taken at the centre
+    of the whole shifted bin, partly outside the framebuffer). Planted: the opposite sign."""
+    c3 = [c for c in fb.fdm_cases() if ".cts_clamp_and_oversized." in c.name]
+    assert len(c3) == 4
+    for c in c3:
+        assert _coarse_bins(c.scene["scenario"]) == [], c.name
+        for profile in ("a650", "a730", "a750"):
+            for x, y, w, h in _coarse_bins(fb.device_scenario(c.scene, profile, "rp2")):
+                assert (x == 0 and w <= 128) or (y == 0 and h <= 32), (c.name, profile, (x, y, w, h))
+        flipped = {**c.scene["scenario"], "fdm_offsets": [[-o for o in c.scene["scenario"]["fdm_offsets"][0]]]}
+        assert _coarse_bins(flipped), c.name
