@@ -94,28 +94,16 @@ void rawStore(uint level, ivec2 p, RAW v) {
 #ifdef FMT_SRGBA8
 // The sRGB tables in shared memory (a storage-buffer look-up per channel made the sRGB
 // kernels bound by load instructions): decode values and the 255 encode thresholds.
-// Replicated, so that look-ups with random codes rarely collide in a bank: entry k of copy c
-// is at k * COPIES + c and invocation n reads copy n % COPIES (32 banks of 4 bytes: with one
-// copy 32 random codes need ~3.5 passes, with 16 copies at most 2). 16 + 4 KiB: eight
-// 256-invocation workgroups still fit an SM beside `exchange`.
-#define LUT_COPIES 16u
-#define THRESH_COPIES 4u
-shared float srgbLutR[256u * LUT_COPIES];
-shared float srgbThreshR[256u * THRESH_COPIES];
-#define srgbLut(k) srgbLutR[(k) * LUT_COPIES + (gl_LocalInvocationIndex & (LUT_COPIES - 1u))]
-#define srgbThresh(k) srgbThreshR[(k) * THRESH_COPIES + (gl_LocalInvocationIndex & (THRESH_COPIES - 1u))]
+shared float srgbLut[256];
+shared float srgbThresh[256];
 #endif
 
 // Every kernel calls this first, in uniform control flow.
 void loadTables() {
 #ifdef FMT_SRGBA8
     for (uint i = gl_LocalInvocationIndex; i < 256u; i += LOCAL_SIZE) {
-        float d = tab[TAB_SRGB + i];
-        float t = tab[TAB_THRESH + i];
-        // copy (c + i) % COPIES at step c: neighbouring invocations write different banks
-        for (uint c = 0u; c < LUT_COPIES; ++c) srgbLutR[i * LUT_COPIES + ((c + i) & (LUT_COPIES - 1u))] = d;
-        for (uint c = 0u; c < THRESH_COPIES; ++c)
-            srgbThreshR[i * THRESH_COPIES + ((c + i) & (THRESH_COPIES - 1u))] = t;
+        srgbLut[i] = tab[TAB_SRGB + i];
+        srgbThresh[i] = tab[TAB_THRESH + i];
     }
     barrier();
 #endif
@@ -133,8 +121,8 @@ uint encodeSrgb(float v) {
     float c = clamp(v, 0.0, 1.0);
     float s = c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
     uint k = uint(clamp(s * 255.0 + 0.5, 0.0, 255.0));
-    while (k < 255u && srgbThresh(k) <= v) k++;
-    while (k > 0u && srgbThresh(k - 1u) > v) k--;
+    while (k < 255u && srgbThresh[k] <= v) k++;
+    while (k > 0u && srgbThresh[k - 1u] > v) k--;
     return k;
 }
 #endif
@@ -156,7 +144,7 @@ vec4 codeToFloat(uvec4 k) {
 vec4 decode(uvec4 k) {
 #ifdef FMT_SRGBA8
     precise float a = codeToFloat(k).w * UNORM_SCALE;
-    return vec4(srgbLut(k.x), srgbLut(k.y), srgbLut(k.z), a);
+    return vec4(srgbLut[k.x], srgbLut[k.y], srgbLut[k.z], a);
 #else
     precise vec4 u = codeToFloat(k) * UNORM_SCALE;
     return u;
