@@ -9,7 +9,8 @@ as it is (its commit and whether the tree is dirty are recorded).  Per process: 
 (``time.perf_counter`` around it, Python start-up and imports included, as a user sees it)
 and the peak resident set size of that process (``os.wait4``'s ``ru_maxrss``).  Each
 implementation first runs the demo once unmeasured (page cache, ``.pyc`` files), then every case
-``--runs`` times (the older ones ``--old-runs`` times on the VR cases); the median is reported.  Cases:
+``--runs`` times (the older ones ``--old-runs`` times on the VR cases), the implementations in
+turn (round robin); the median is reported.  Cases:
 
 * ``vr3840``: ``layout bench/vr3840.toml`` - the 2-view 3840x3840 a750 foveated scenario with
   FDM offsets of issue 10 (77 s and no progress when the issue was filed);
@@ -163,10 +164,15 @@ def main(argv: list[str] | None = None) -> int:
         for tree in trees.values():
             run_once(tree, ("demo",), scratch)   # unmeasured: page cache, .pyc files
         for name, args, _ in cases:
-            for impl, tree in trees.items():
-                runs = a.runs if impl == "new" or name == "demo" else a.old_runs
-                got = [run_once(tree, args, scratch) for _ in range(runs)]
-                results[(name, impl)] = got
+            # round robin over the implementations, so that a burst of load from other processes
+            # falls on both sides rather than on one
+            runs = {impl: a.runs if impl == "new" or name == "demo" else a.old_runs for impl in trees}
+            for r in range(max(runs.values())):
+                for impl, tree in trees.items():
+                    if r < runs[impl]:
+                        results.setdefault((name, impl), []).append(run_once(tree, args, scratch))
+            for impl in trees:
+                got = results[(name, impl)]
                 med = statistics.median(r.wall_s for r in got)
                 print(f"{name:7s} {impl:8s} {med:7.2f} s  peak {max(r.peak_mb for r in got):6.0f} MB  "
                       f"{got[0].notes}", flush=True)
@@ -220,12 +226,12 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
     lines += ["", f"The notes under the (c) error pictures (`error_vN.svg`), per implementation (new against `{base}`, "
               "the same layout):", ""]
     for name, _, _ in cases:
-        drawn = {impl: results[(name, impl)][0].notes for impl in impls
+        noted = {impl: results[(name, impl)][0].notes for impl in impls
                  if (name, impl) in results and results[(name, impl)][0].notes}
-        for impl, notes in drawn.items():
+        for impl, notes in noted.items():
             tag = ""
-            if impl == "new" and base in drawn:
-                tag = " - the same numbers" if notes == drawn[base] else " - DIFFERS"
+            if impl == "new" and base in noted:
+                tag = " - the same numbers" if notes == noted[base] else " - DIFFERS"
             lines.append(f"- {name}, `{impl}`: " + "; ".join(f"view {v}: {n}" for v, n in enumerate(notes)) + tag)
     lines += ["", "Summaries printed by the new implementation:", ""]
     for name, _, _ in cases:
