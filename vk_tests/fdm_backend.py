@@ -91,7 +91,12 @@ VPI_EXT = "VK_EXT_shader_viewport_index_layer"
 DRIVER_ID_MESA_TURNIP = 18
 #: render paths: render pass 2, dynamic rendering
 PATHS = ("rp2", "dynrend")
-READBACKS = ("auto", "both")
+READBACKS = ("auto", "both", "subsampled", "nonsubsampled")
+#: when the map is read (§1.6): static (host, vkCmdBeginRenderPass), deferred (host,
+#: vkEndCommandBuffer: the view's DEFERRED bit), dynamic (device: the view's DYNAMIC bit)
+MAP_TIMINGS = ("static", "deferred", "dynamic")
+#: VK_IMAGE_VIEW_CREATE_FRAGMENT_DENSITY_MAP_{DYNAMIC,DEFERRED}_BIT_EXT
+MAP_VIEW_FLAGS = {"static": 0, "dynamic": 0x1, "deferred": 0x2}
 #: values the binding (realitix/vulkan 1.3.275) lacks (docs/spec/vulkan-fdm-and-cts.md §4.1, §4.3)
 STYPE_RENDER_PASS_FDM_OFFSET_END_INFO_EXT = 1000425002
 STYPE_RENDERING_END_INFO_EXT = 1000619003
@@ -172,6 +177,14 @@ def _fdm_options(scene: Scene) -> tuple[str, str]:
     if readback not in READBACKS:
         raise ScenarioError("fdm.readback", f"must be one of {', '.join(READBACKS)}, got {readback!r}")
     return path, readback
+
+
+def map_timing(scene: Scene) -> str:
+    """``"fdm": {"map_timing"}``: static (default), deferred or dynamic (B2, §1.6)."""
+    t = (scene.get("fdm") or {}).get("map_timing", "static")
+    if t not in MAP_TIMINGS:
+        raise ScenarioError("fdm.map_timing", f"must be one of {', '.join(MAP_TIMINGS)}, got {t!r}")
+    return str(t)
 
 
 def map_layers(scene: Scene, sc: fdm.Scenario) -> int:
@@ -277,9 +290,10 @@ FORMAT_FEATURE_FDM = 0x01000000
 
 
 def readback_kind(caps: DeviceCaps, readback: str) -> str:
-    """``nonsubsampled`` (path a), ``subsampled`` (path b) or ``both``."""
-    if readback == "both":
-        return "both"
+    """``nonsubsampled`` (path a), ``subsampled`` (path b) or ``both``; ``auto`` picks a when the
+    device can."""
+    if readback in ("both", "subsampled", "nonsubsampled"):
+        return readback
     return "nonsubsampled" if "fragmentDensityMapNonSubsampledImages" in caps.features else "subsampled"
 
 
@@ -297,8 +311,16 @@ def missing(caps: DeviceCaps, scene: Scene) -> str | None:
             return DYNREND_EXT
         if "dynamicRendering" not in caps.features:
             return "dynamicRendering"
+    timing = map_timing(scene)
+    if timing == "deferred":
+        if FDM2_EXT not in ext:
+            return FDM2_EXT
+        if "fragmentDensityMapDeferred" not in caps.features:
+            return "fragmentDensityMapDeferred"
+    if timing == "dynamic" and "fragmentDensityMapDynamic" not in caps.features:
+        return "fragmentDensityMapDynamic"
     kind = readback_kind(caps, readback)
-    if kind == "both" and "fragmentDensityMapNonSubsampledImages" not in caps.features:
+    if kind in ("both", "nonsubsampled") and "fragmentDensityMapNonSubsampledImages" not in caps.features:
         return "fragmentDensityMapNonSubsampledImages"
     if sc.views > 1 and "multiview" not in caps.features:
         return "multiview"
@@ -520,7 +542,7 @@ class _Image:
     ``array_view`` or ``layers > 1``), in a tracked layout."""
 
     def __init__(self, ctx: Vulkan, size: Pair, layers: int, fmt: int, usage: int, flags: int = 0,
-                 array_view: bool = False):
+                 array_view: bool = False, view_flags: int = 0):
         vk = ctx.vk
         self.ctx, self.size, self.layers, self.format = ctx, size, layers, fmt
         info = vk.VkImageCreateInfo(
@@ -537,7 +559,7 @@ class _Image:
         ctx._own(lambda: vk.vkDestroyImage(ctx.device, self.handle, None))
         ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
         vtype = vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY if (array_view or layers > 1) else vk.VK_IMAGE_VIEW_TYPE_2D
-        vinfo = vk.VkImageViewCreateInfo(image=self.handle, viewType=vtype, format=fmt,
+        vinfo = vk.VkImageViewCreateInfo(flags=view_flags, image=self.handle, viewType=vtype, format=fmt,
                                          subresourceRange=self.range())
         self.view = vk.vkCreateImageView(ctx.device, vinfo, None)
         ctx._own(lambda: vk.vkDestroyImageView(ctx.device, self.view, None))
@@ -626,7 +648,7 @@ class _FdmPass:
     ATT = 2  # the colour attachments of fdm_real.frag
 
     def __init__(self, dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
-                 clear_rects: Sequence[Rect4], n_map_layers: int | None = None):
+                 clear_rects: Sequence[Rect4], n_map_layers: int | None = None, map_view_flags: int = 0):
         vk = dev.vk
         self.dev, self.sc, self.path, self.load_op, self.subsampled = dev, sc, path, load_op, subsampled
         self.clear_rects = tuple(clear_rects)
@@ -646,7 +668,8 @@ class _FdmPass:
         dfmt = VK_FMT_R8G8_UNORM if sc.density.format == "R8G8_UNORM" else VK_FMT_R32G32_SFLOAT
         self.map_layers = self.layers if n_map_layers is None else n_map_layers
         self.map = _Image(dev, sc.density.size, self.map_layers, dfmt,
-                          vk.VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT, extra)
+                          vk.VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT, extra,
+                          view_flags=map_view_flags)
         self.render_area = _render_area(sc)
         vert = "fullscreen_vpi.vert.spv" if sc.writes_viewport_index else "fullscreen.vert.spv"
         if path == "rp2":
@@ -899,10 +922,13 @@ class _FdmPass:
 
 
 def _render(dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
-            clear_rects: Sequence[Rect4], n_map_layers: int | None = None) -> dict[str, npt.NDArray[np.uint16]]:
+            clear_rects: Sequence[Rect4], n_map_layers: int | None = None, map_view_flags: int = 0
+            ) -> dict[str, npt.NDArray[np.uint16]]:
     vk = dev.vk
     with dev.scope():
-        p = _FdmPass(dev, sc, path, load_op, subsampled, clear_rects, n_map_layers)
+        # deferred / dynamic maps (B2) are uploaded the same way: in place before recording, so
+        # that every reading time (§1.6) sees the same contents
+        p = _FdmPass(dev, sc, path, load_op, subsampled, clear_rects, n_map_layers, map_view_flags)
         data = np.ascontiguousarray(p.map_bytes())
         staging = dev.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
         staging.write(data)
@@ -928,10 +954,11 @@ def run_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
     dev = open_fdm_device(ctx)
     try:
         images: dict[str, npt.NDArray[np.uint16]] = {}
+        vflags = MAP_VIEW_FLAGS[map_timing(scene)]
         if kind in ("nonsubsampled", "both"):
-            images.update(_render(dev, sc, path, load_op, False, rects, map_layers(scene, sc)))
+            images.update(_render(dev, sc, path, load_op, False, rects, map_layers(scene, sc), vflags))
         if kind in ("subsampled", "both"):
-            sub = _render(dev, sc, path, load_op, True, rects, map_layers(scene, sc))
+            sub = _render(dev, sc, path, load_op, True, rects, map_layers(scene, sc), vflags)
             images.update(sub if kind == "subsampled" else {f"{k}_resampled": v for k, v in sub.items()})
     finally:
         ctx.messages.extend(dev.messages)
@@ -1300,6 +1327,46 @@ def texel_size_for(sc: fdm.Scenario, path: str, device: Mapping[str, Any]) -> Pa
     return spec_texel_size(extent, sc.density.size, (int(lo[0]), int(lo[1])), (int(hi[0]), int(hi[1])))
 
 
+def cts_bound_problems(sc: fdm.Scenario, view: int, images: Mapping[str, npt.NDArray[Any]], texel: Pair,
+                       suffix: str = "", load_op: str = "clear") -> list[str]:
+    """The CTS's checks of a main-tree case (docs/spec/vulkan-fdm-and-cts.md §2.4), on the
+    ``(2·c, fa)`` image: per drawn pixel ``B·A + 0.01 ≥ dx·dy`` with ``B·A = 1/(fa.x·fa.y)`` and
+    ``dx·dy`` the density of the texel the pixel fetches ("Wrong value of FragSizeEXT variable"),
+    and every distinct value at most ``fa.x·fa.y`` times in the view ("Wrong color count"; the
+    CTS's views side by side give ``viewCount·area`` over the image)."""
+    v = np.asarray(images.get(f"view{view}{suffix}")).astype(np.int64)
+    w, h = sc.framebuffer
+    if v.shape != (h, w, 4):
+        return [f"view{view}{suffix}: shape {list(v.shape)}, want {[h, w, 4]}"]
+    undrawn = np.array(replay.CLEAR if load_op == "clear" else replay.BG, dtype=np.int64)
+    ra = _render_area(sc)
+    drawn = np.zeros((h, w), dtype=bool)
+    drawn[ra[1]:ra[1] + ra[3], ra[0]:ra[0] + ra[2]] = True
+    drawn &= ~np.all(v == undrawn, axis=2) & (v[..., 2] >= 1) & (v[..., 3] >= 1)
+    problems: list[str] = []
+    table = _texel_table(sc, view if sc.fdm_layers > 1 else 0)
+    th, tw = table.shape
+    off = tuple(sc.fdm_offsets[view]) if sc.fdm_offsets else (0, 0)
+    xs = np.clip((np.arange(w) - off[0]) // texel[0], 0, tw - 1)
+    ys = np.clip((np.arange(h) - off[1]) // texel[1], 0, th - 1)
+    with np.errstate(divide="ignore"):
+        dens = 1.0 / table[ys[:, None], xs[None, :]]
+    area = (v[..., 2] * v[..., 3]).astype(np.float64)
+    bad = drawn & (1.0 / np.maximum(area, 1.0) + 0.01 < dens)
+    if bad.any():
+        yy, xx = np.nonzero(bad)
+        problems.append(f"view{view}{suffix}: {int(bad.sum())} pixel(s) fail the CTS FragSize check B*A + 0.01 >= "
+                        f"dx*dy (first x={int(xx[0])}, y={int(yy[0])}: area {int(area[yy[0], xx[0]])})")
+    if drawn.any():
+        key = (v[..., 0] << 40) | (v[..., 1] << 20) | (v[..., 2] << 10) | v[..., 3]
+        keys, first, counts = np.unique(key[drawn], return_index=True, return_counts=True)
+        over = counts > area[drawn][first]
+        if over.any():
+            problems.append(f"view{view}{suffix}: {int(over.sum())} colour(s) appear more often than their area "
+                            "(the CTS histogram check)")
+    return problems
+
+
 def area_windows(scene: Scene, sc: fdm.Scenario, texel: Pair, profile: str | None, path: str,
                  scenario: Mapping[str, Any] | None = None) -> tuple[list[npt.NDArray[np.float64]], str]:
     """The area bound's filter window per view (§1.3: implementation-defined): on turnip
@@ -1355,6 +1422,10 @@ def judge_fdm(scene: Scene, out: CaseOutput) -> Verdict:
                                     "non-subsampled one")
                     mismatches += list(first_mismatches(base + "_resampled", b[y:y + rh, x:x + rw],
                                                         a[y:y + rh, x:x + rw], limit=2))
+    if (scene.get("fdm") or {}).get("cts"):
+        for suffix in suffixes:
+            for v in range(sc.fdm_layers):
+                problems += cts_bound_problems(sc, v, out.images, texel, suffix, load_op)
     mask = ra if readback == "subsampled" else None
     note = ""
     if turnip:
@@ -1457,8 +1528,10 @@ class _Spec:
     scene: dict[str, Any]  # the replay scene
     paths: tuple[str, ...] = ("rp2",)
     readback: str = "auto"
-    #: more keys of the scene's ``"fdm"`` options (``map_layers``)
+    #: more keys of the scene's ``"fdm"`` options (``map_layers``, B2's ``cts``, ``map_timing``, ``twin``)
     extra: Mapping[str, Any] = attrs.field(factory=dict)
+    #: the variant of the replay twin when several specs share one scene (B2); None: ``variant``
+    twin_variant: str | None = None
 
 
 def twin_name(group: str, variant: str) -> str:
@@ -1573,6 +1646,24 @@ def _specs() -> list[_Spec]:
                                                                         "views": [{"values": rows}]},
                                                          tile_size=list(BIG_TILE), fdm_offset_create_flag=True,
                                                          fdm_offsets=[list(off)]))))
+    # B2: the CTS main tree's 1-view scene (§2.3) as this backend renders it: a constant 16x16 map
+    # of the requested area, render size 64 (x4.0) or 60 (x3.75); the full-screen triangle covers
+    # the edges the CTS's 9 mirrored quads were added for; readback through the subsampled NEAREST
+    # pass (the CTS's output pass) or a non-subsampled copy; the CTS bounds (§2.4) on top
+    for n in (64, 60):
+        for ax, ay in ((1, 2), (2, 1), (2, 2)):
+            scene = replay.replay_scene(_sc((n, n), _constant_map(ax, ay, (16, 16))))
+            twin_variant = f"area_{ax}_{ay}.{n}"
+            for timing in MAP_TIMINGS:
+                for sub in ("subsampled", "nonsubsampled"):
+                    if timing != "static" and (sub != "subsampled" or (ax, ay, n) != (2, 2, 64)):
+                        continue
+                    specs.append(_Spec(
+                        group="cts_histogram", variant=f"{timing}_{sub}_{ax}_{ay}.{n}", readback=sub,
+                        extra={"cts": True, "map_timing": timing, "twin": twin_name("cts_histogram", twin_variant)},
+                        description=f"B2: the CTS {timing}_{sub}_{ax}_{ay} case at render size {n} (1 view): "
+                                    "FragSize and histogram bounds, exact on turnip",
+                        scene=scene, twin_variant=twin_variant))
     specs.append(_Spec(group="multiview", variant="single_layer_map", extra={"map_layers": 1},
                        description="B8: 2 views and a one-layer map: both views fetch layer baseArrayLayer (render "
                                    "pass 2: a one-layer FDM view with a view mask)",
@@ -1596,7 +1687,8 @@ def fdm_cases() -> list[Case]:
         for path in s.paths:
             how = "render pass 2" if path == "rp2" else "dynamic rendering"
             cases.append(Case(name=f"fdm.{s.group}.{s.variant}.{path}", backend="fdm",
-                              description=f"{s.description} ({how}; replay twin {twin_name(s.group, s.variant)})",
+                              description=f"{s.description} ({how}; replay twin "
+                                          f"{twin_name(s.group, s.twin_variant or s.variant)})",
                               scene=fdm_scene(s.scene, path, s.readback, **s.extra), run=run_fdm,
                               judge=judge_fdm))
     from . import fdm_backend_more, fdm_backend_sampling
@@ -1610,13 +1702,18 @@ def replay_twins() -> list[Case]:
     from . import fdm_backend_more
 
     out = []
+    seen = set()
     for s in _specs():
+        name = twin_name(s.group, s.twin_variant or s.variant)
+        if name in seen:  # B2: several cases (readback, map timing) share one scene
+            continue
+        seen.add(name)
         shared = bool(s.scene["scenario"].get("writes_viewport_index"))
         # the replay refuses scenarios writing gl_ViewportIndex; its Replayer draws them through
         # slot 0 as turnip's shared viewport does (fdm_backend_more.run_replay_shared)
         run = fdm_backend_more.run_replay_shared if shared else replay.run_replay
         judge = fdm_backend_more.judge_replay_shared if shared else replay.judge_replay
-        out.append(Case(name=twin_name(s.group, s.variant), backend="replay",
+        out.append(Case(name=name, backend="replay",
                         description=f"{s.description} (the replay twin of fdm.{s.group}.{s.variant})",
                         scene=s.scene, run=run, judge=judge))
     from . import fdm_backend_sampling

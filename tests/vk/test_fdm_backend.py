@@ -107,7 +107,10 @@ def cases_named(pattern: str) -> list[Any]:
 def test_missing_names_the_extension_and_nothing_on_a_complete_device() -> None:
     cases = fb.fdm_cases()
     assert {fb.missing(LAVAPIPEISH, c.scene) for c in cases} == {fb.FDM_EXT}
-    assert {c.name: fb.missing(TURNIPISH, c.scene) for c in cases} == {c.name: None for c in cases}
+    # B2's deferred and dynamic maps are NotSupported on turnip (no FDM2, no dynamic maps, §1.6)
+    lacks = {"fdm.cts_histogram.deferred_subsampled_2_2.64.rp2": fb.FDM2_EXT,
+             "fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2": "fragmentDensityMapDynamic"}
+    assert {c.name: fb.missing(TURNIPISH, c.scene) for c in cases} == {c.name: lacks.get(c.name) for c in cases}
 
 
 @pytest.mark.parametrize(("change", "pattern", "want"), [
@@ -140,7 +143,8 @@ def test_missing_feature_is_named(change: dict[str, Any], pattern: str, want: st
         assert got is not None and got.startswith(want), (c.name, got)
     # the other cases are not affected by a missing dynamic-rendering feature
     if change.get("features") == "dynamicRendering":
-        assert all(fb.missing(caps, c.scene) is None for c in cases_named("*.rp2"))
+        static = [c for c in cases_named("*.rp2") if fb.map_timing(c.scene) == "static"]
+        assert all(fb.missing(caps, c.scene) is None for c in static)
 
 
 def test_rp2_offsets_run_with_qcom_alone_and_zero_granularity_fails() -> None:
@@ -422,3 +426,49 @@ def test_c3_cts_clones_are_one_by_one_but_turnips_shrunk_first_bins() -> None:
                 assert (x == 0 and w <= 128) or (y == 0 and h <= 32), (c.name, profile, (x, y, w, h))
         flipped = {**c.scene["scenario"], "fdm_offsets": [[-o for o in c.scene["scenario"]["fdm_offsets"][0]]]}
         assert _coarse_bins(flipped), c.name
+
+
+# ---- B2: the CTS histogram cases ---------------------------------------------------------------
+def test_b2_cases_share_six_twins_and_deferred_dynamic_are_not_supported_on_turnip() -> None:
+    b2 = {c.name: c for c in fb.fdm_cases() if c.name.startswith("fdm.cts_histogram.")}
+    assert len(b2) == 14
+    twins = {t.name for t in fb.replay_twins() if ".cts_histogram." in t.name}
+    assert {fb.twin_of(n, c.scene) for n, c in b2.items()} == twins and len(twins) == 6
+    assert fb.missing(TURNIPISH, b2["fdm.cts_histogram.static_subsampled_2_2.64.rp2"].scene) is None
+    assert fb.missing(TURNIPISH, b2["fdm.cts_histogram.deferred_subsampled_2_2.64.rp2"].scene) == fb.FDM2_EXT
+    fdm2 = attrs.evolve(TURNIPISH, extensions={**TURNIPISH.extensions, fb.FDM2_EXT: 1})
+    assert fb.missing(fdm2, b2["fdm.cts_histogram.deferred_subsampled_2_2.64.rp2"].scene) == \
+        "fragmentDensityMapDeferred"
+    assert fb.missing(TURNIPISH, b2["fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2"].scene) == \
+        "fragmentDensityMapDynamic"
+    both = attrs.evolve(fdm2, features=fdm2.features | {"fragmentDensityMapDeferred", "fragmentDensityMapDynamic"})
+    assert fb.missing(both, b2["fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2"].scene) is None
+    with pytest.raises(fb.ScenarioError, match="fdm.map_timing"):
+        fb.map_timing({"fdm": {"map_timing": "later"}})
+
+
+@pytest.mark.parametrize("name", ["fdm.cts_histogram.static_nonsubsampled_1_2.64.rp2",
+                                  "fdm.cts_histogram.static_subsampled_2_2.60.rp2"])
+def test_b2_judge_cts_bounds(name: str) -> None:
+    c = registry.by_name(fb.fdm_cases())[name]
+    readback = c.scene["fdm"]["readback"]
+    wants = fb.turnip_expectation(c.scene, "a750", "rp2")
+    images = {"view0": wants[0], "view0_geometry": wants[0]}
+    info = {"device": device_info(True), "readback": readback}
+    v = fb.judge_fdm(c.scene, CaseOutput(images=images, info=info))
+    assert v.status == "Pass" and "equal to the model's plan for turnip a750" in v.message, v.message
+    sc, _, _ = fb.parse(c.scene)
+    assert fb.cts_bound_problems(sc, 0, images, (32, 32)) == []
+    # planted: every fragment 4x4 (area above the requested one): the CTS FragSize check fails
+    big = wants[0].copy()
+    ys, xs = np.mgrid[0:big.shape[0], 0:big.shape[1]]
+    big[..., 0], big[..., 1] = (xs // 4) * 8 + 4, (ys // 4) * 8 + 4
+    big[..., 2], big[..., 3] = 4, 4
+    probs = fb.cts_bound_problems(sc, 0, {"view0": big}, (32, 32))
+    assert any("CTS FragSize check" in p for p in probs), probs
+    # planted: one fragment's value repeated in its neighbour: the histogram check fails
+    dup = wants[0].copy()
+    fa = (int(dup[0, 0, 2]), int(dup[0, 0, 3]))
+    dup[0:fa[1], fa[0]:2 * fa[0]] = dup[0, 0]
+    probs = fb.cts_bound_problems(sc, 0, {"view0": dup}, (32, 32))
+    assert any("histogram" in p for p in probs), probs
