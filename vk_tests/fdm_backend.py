@@ -2,7 +2,8 @@
 
 A case renders the scene of a replay case (:func:`vk_tests.replay.replay_scene`: a scenario, the
 load op, the store path, optional ``clear_rects``) with the device's own FDM implementation, plus
-one key of its own, ``"fdm"``: ``{"path": "rp2" | "dynrend", "readback": "auto" | "both"}``.
+one key of its own, ``"fdm"``: ``{"path": "rp2" | "dynrend", "readback": "auto" | "both" |
+"subsampled" | "nonsubsampled"}`` (B2 adds ``"map_timing"`` and ``"cts"``).
 
 * **Device.**  The physical device's extensions, features and properties are queried through one
   ``VkPhysicalDeviceFeatures2`` chain (:func:`feature_chain`) and that same chain is passed to
