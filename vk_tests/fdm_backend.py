@@ -98,6 +98,9 @@ READBACKS = ("auto", "both", "subsampled", "nonsubsampled")
 MAP_TIMINGS = ("static", "deferred", "dynamic")
 #: VK_IMAGE_VIEW_CREATE_FRAGMENT_DENSITY_MAP_{DYNAMIC,DEFERRED}_BIT_EXT
 MAP_VIEW_FLAGS = {"static": 0, "dynamic": 0x1, "deferred": 0x2}
+#: VK_RENDERING_SUSPENDING_BIT / VK_RENDERING_RESUMING_BIT (C6)
+RENDERING_SUSPENDING_BIT = 0x2
+RENDERING_RESUMING_BIT = 0x4
 #: values the binding (realitix/vulkan 1.3.275) lacks (docs/spec/vulkan-fdm-and-cts.md §4.1, §4.3)
 STYPE_RENDER_PASS_FDM_OFFSET_END_INFO_EXT = 1000425002
 STYPE_RENDERING_END_INFO_EXT = 1000619003
@@ -188,6 +191,28 @@ def map_timing(scene: Scene) -> str:
     return str(t)
 
 
+def split_of(scene: Scene) -> str:
+    """``"fdm": {"split"}``: ``none`` (default) or ``suspend_resume`` (C6: dynamic rendering in
+    two instances, the first SUSPENDING, the second RESUMING)."""
+    v = (scene.get("fdm") or {}).get("split", "none")
+    if v not in ("none", "suspend_resume"):
+        raise ScenarioError("fdm.split", f"must be none or suspend_resume, got {v!r}")
+    if v == "suspend_resume" and (scene.get("fdm") or {}).get("path") != "dynrend":
+        raise ScenarioError("fdm.split", "suspend_resume needs the dynrend path")
+    return str(v)
+
+
+def split_parts(scissor: Rect4, split: bool) -> list[tuple[Rect4, int]]:
+    """The rendering instances of a pass: ``(scissor, VkRenderingFlags)``; one, or for C6 the
+    left part SUSPENDING and the right part RESUMING (the cut on a multiple of 8: on the fragment
+    grid of areas up to 8, and a fragment is drawn by the part holding its centre either way)."""
+    if not split:
+        return [(scissor, 0)]
+    x, y, w, h = scissor
+    half = (w // 2) // 8 * 8
+    return [((x, y, half, h), RENDERING_SUSPENDING_BIT), ((x + half, y, w - half, h), RENDERING_RESUMING_BIT)]
+
+
 def map_layers(scene: Scene, sc: fdm.Scenario) -> int:
     """The layers of the FDM view: ``"fdm": {"map_layers": 1}`` asks for a one-layer map shared
     by every view (B8: the fetch uses ``baseArrayLayer``, §1.2), else one per FDM layer."""
@@ -235,6 +260,8 @@ def parse(scene: Scene) -> tuple[fdm.Scenario, str, str]:
     """The scene's scenario, path and readback; refuses what a real FDM pass of this backend
     does not express (NotModelled)."""
     path, readback = _fdm_options(scene)
+    split_of(scene)
+    map_timing(scene)
     load_op = scene.get("load_op", "clear")
     if load_op not in replay.LOAD_OPS:
         raise ScenarioError("load_op", f"must be one of {', '.join(replay.LOAD_OPS)}, got {load_op!r}")
@@ -649,10 +676,12 @@ class _FdmPass:
     ATT = 2  # the colour attachments of fdm_real.frag
 
     def __init__(self, dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
-                 clear_rects: Sequence[Rect4], n_map_layers: int | None = None, map_view_flags: int = 0):
+                 clear_rects: Sequence[Rect4], n_map_layers: int | None = None, map_view_flags: int = 0,
+                 split: bool = False):
         vk = dev.vk
         self.dev, self.sc, self.path, self.load_op, self.subsampled = dev, sc, path, load_op, subsampled
         self.clear_rects = tuple(clear_rects)
+        self.split = split
         self.layers = sc.fdm_layers  # one colour layer per view (multiview) and one map layer per FDM layer
         self.view_mask = (1 << sc.views) - 1 if sc.views > 1 else 0
         self.offsets = sc.fdm_offset_create_flag
@@ -770,52 +799,61 @@ class _FdmPass:
                 c.barrier(cb, vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, 0, colour_acc,
                           vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, out_stage)
 
+    def parts(self) -> list[tuple[Rect4, int]]:
+        return split_parts(self.sc.scissors[0].as_tuple(), self.split)
+
     def record_pass(self, cb: Handle) -> None:
         vk, dev, sc = self.dev.vk, self.dev, self.sc
         area = _rect2d(vk, self.render_area)
         clear = [_uint_clear(vk, replay.CLEAR) for _ in range(self.ATT)]
-        if self.path == "rp2":
-            begin = vk.VkRenderPassBeginInfo(renderPass=self.rp, framebuffer=self.fb, renderArea=area,
-                                             pClearValues=clear + [vk.VkClearValue()])
-            vk.vkCmdBeginRenderPass2(cb, begin, vk.VkSubpassBeginInfo(contents=vk.VK_SUBPASS_CONTENTS_INLINE))
-        else:
-            load = vk.VK_ATTACHMENT_LOAD_OP_LOAD if self.load_op == "load" else vk.VK_ATTACHMENT_LOAD_OP_CLEAR
-            atts = [vk.VkRenderingAttachmentInfo(imageView=c.view,
-                                                 imageLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
-                                                 loadOp=load, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
-                                                 clearValue=clear[i]) for i, c in enumerate(self.colour)]
-            fdm_att = vk.VkRenderingFragmentDensityMapAttachmentInfoEXT(
-                imageView=self.map.view, imageLayout=vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT)
-            rinfo = vk.VkRenderingInfo(pNext=fdm_att, renderArea=area, layerCount=1, viewMask=self.view_mask,
-                                       pColorAttachments=atts)
-            begin_rendering = vk.vkGetDeviceProcAddr(dev.device, "vkCmdBeginRenderingKHR")
-            begin_rendering(cb, rinfo)
-        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, self.pipe)
-        vp, sci = sc.viewports[0], sc.scissors[0]
-        vk.vkCmdSetViewport(cb, 0, 1, [vk.VkViewport(x=float(vp.x), y=float(vp.y), width=float(vp.w),
-                                                     height=float(vp.h), minDepth=0.0, maxDepth=1.0)])
-        vk.vkCmdSetScissor(cb, 0, 1, [_rect2d(vk, sci.as_tuple())])
-        data = vk.ffi.new("float[]", [float(vp.x), float(vp.y), float(vp.w), float(vp.h)])
-        vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, data)
-        vk.vkCmdDraw(cb, 3, 1, 0, 0)
-        if self.clear_rects:
-            value = _uint_clear(vk, _clear_rect_colour())
-            atts_c = [vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, colorAttachment=i,
-                                           clearValue=value) for i in range(self.ATT)]
-            # multiview: baseArrayLayer 0, layerCount 1 (VUID-vkCmdClearAttachments-baseArrayLayer-00018)
-            rects = [vk.VkClearRect(rect=_rect2d(vk, r), baseArrayLayer=0, layerCount=1) for r in self.clear_rects]
-            vk.vkCmdClearAttachments(cb, len(atts_c), atts_c, len(rects), rects)
-        offsets = [(int(o[0]), int(o[1])) for o in sc.fdm_offsets] if sc.fdm_offsets else []
-        if self.path == "rp2":
-            end_next = (vk.VkSubpassFragmentDensityMapOffsetEndInfoQCOM(
-                pFragmentDensityOffsets=[vk.VkOffset2D(x=o[0], y=o[1]) for o in offsets]) if offsets else None)
-            end = vk.VkSubpassEndInfo(pNext=end_next)
-            vk.vkCmdEndRenderPass2(cb, end)
-        elif offsets:
-            _cmd_end_rendering2(dev, cb, offsets)
-        else:
-            end_rendering = vk.vkGetDeviceProcAddr(dev.device, "vkCmdEndRenderingKHR")
-            end_rendering(cb)
+        parts = self.parts()
+        for i, (scissor, rflags) in enumerate(parts):
+            if self.path == "rp2":
+                begin = vk.VkRenderPassBeginInfo(renderPass=self.rp, framebuffer=self.fb, renderArea=area,
+                                                 pClearValues=clear + [vk.VkClearValue()])
+                vk.vkCmdBeginRenderPass2(cb, begin, vk.VkSubpassBeginInfo(contents=vk.VK_SUBPASS_CONTENTS_INLINE))
+            else:
+                load = vk.VK_ATTACHMENT_LOAD_OP_LOAD if self.load_op == "load" else vk.VK_ATTACHMENT_LOAD_OP_CLEAR
+                atts = [vk.VkRenderingAttachmentInfo(imageView=c.view,
+                                                     imageLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                                     loadOp=load, storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE,
+                                                     clearValue=clear[k]) for k, c in enumerate(self.colour)]
+                fdm_att = vk.VkRenderingFragmentDensityMapAttachmentInfoEXT(
+                    imageView=self.map.view, imageLayout=vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT)
+                # C6: a resumed instance must match the suspended one (same attachments, area,
+                # FDM attachment: VUID-vkCmdBeginRendering-pRenderingInfo-06089 ff.)
+                rinfo = vk.VkRenderingInfo(pNext=fdm_att, flags=rflags, renderArea=area, layerCount=1,
+                                           viewMask=self.view_mask, pColorAttachments=atts)
+                begin_rendering = vk.vkGetDeviceProcAddr(dev.device, "vkCmdBeginRenderingKHR")
+                begin_rendering(cb, rinfo)
+            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, self.pipe)
+            vp = sc.viewports[0]
+            vk.vkCmdSetViewport(cb, 0, 1, [vk.VkViewport(x=float(vp.x), y=float(vp.y), width=float(vp.w),
+                                                         height=float(vp.h), minDepth=0.0, maxDepth=1.0)])
+            vk.vkCmdSetScissor(cb, 0, 1, [_rect2d(vk, scissor)])
+            data = vk.ffi.new("float[]", [float(vp.x), float(vp.y), float(vp.w), float(vp.h)])
+            vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, data)
+            vk.vkCmdDraw(cb, 3, 1, 0, 0)
+            if self.clear_rects and i == len(parts) - 1:
+                value = _uint_clear(vk, _clear_rect_colour())
+                atts_c = [vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, colorAttachment=k,
+                                               clearValue=value) for k in range(self.ATT)]
+                # multiview: baseArrayLayer 0, layerCount 1 (VUID-vkCmdClearAttachments-baseArrayLayer-00018)
+                rects = [vk.VkClearRect(rect=_rect2d(vk, r), baseArrayLayer=0, layerCount=1)
+                         for r in self.clear_rects]
+                vk.vkCmdClearAttachments(cb, len(atts_c), atts_c, len(rects), rects)
+            offsets = [(int(o[0]), int(o[1])) for o in sc.fdm_offsets] if sc.fdm_offsets else []
+            if self.path == "rp2":
+                end_next = (vk.VkSubpassFragmentDensityMapOffsetEndInfoQCOM(
+                    pFragmentDensityOffsets=[vk.VkOffset2D(x=o[0], y=o[1]) for o in offsets]) if offsets else None)
+                end = vk.VkSubpassEndInfo(pNext=end_next)
+                vk.vkCmdEndRenderPass2(cb, end)
+            elif offsets:
+                # C6: the same offsets at the suspending and the resuming end (the spec requires them equal)
+                _cmd_end_rendering2(dev, cb, offsets)
+            else:
+                end_rendering = vk.vkGetDeviceProcAddr(dev.device, "vkCmdEndRenderingKHR")
+                end_rendering(cb)
 
     def read_nonsubsampled(self) -> dict[str, npt.NDArray[np.uint16]]:
         vk, dev = self.dev.vk, self.dev
@@ -923,13 +961,13 @@ class _FdmPass:
 
 
 def _render(dev: Vulkan, sc: fdm.Scenario, path: str, load_op: str, subsampled: bool,
-            clear_rects: Sequence[Rect4], n_map_layers: int | None = None, map_view_flags: int = 0
-            ) -> dict[str, npt.NDArray[np.uint16]]:
+            clear_rects: Sequence[Rect4], n_map_layers: int | None = None, map_view_flags: int = 0,
+            split: bool = False) -> dict[str, npt.NDArray[np.uint16]]:
     vk = dev.vk
     with dev.scope():
         # deferred / dynamic maps (B2) are uploaded the same way: in place before recording, so
         # that every reading time (§1.6) sees the same contents
-        p = _FdmPass(dev, sc, path, load_op, subsampled, clear_rects, n_map_layers, map_view_flags)
+        p = _FdmPass(dev, sc, path, load_op, subsampled, clear_rects, n_map_layers, map_view_flags, split)
         data = np.ascontiguousarray(p.map_bytes())
         staging = dev.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
         staging.write(data)
@@ -956,10 +994,11 @@ def run_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
     try:
         images: dict[str, npt.NDArray[np.uint16]] = {}
         vflags = MAP_VIEW_FLAGS[map_timing(scene)]
+        split = split_of(scene) == "suspend_resume"
         if kind in ("nonsubsampled", "both"):
-            images.update(_render(dev, sc, path, load_op, False, rects, map_layers(scene, sc), vflags))
+            images.update(_render(dev, sc, path, load_op, False, rects, map_layers(scene, sc), vflags, split))
         if kind in ("subsampled", "both"):
-            sub = _render(dev, sc, path, load_op, True, rects, map_layers(scene, sc), vflags)
+            sub = _render(dev, sc, path, load_op, True, rects, map_layers(scene, sc), vflags, split)
             images.update(sub if kind == "subsampled" else {f"{k}_resampled": v for k, v in sub.items()})
     finally:
         ctx.messages.extend(dev.messages)
@@ -1602,6 +1641,12 @@ def _specs() -> list[_Spec]:
                                        f"{BIG[0]}x{BIG[1]})",
                            scene=replay.replay_scene(_big(big_off, fdm_offset_create_flag=True,
                                                           fdm_offsets=[[8 * k, -8 * k]]))))
+    specs.append(_Spec(group="offset", variant="dynrend_suspend_resume", paths=("dynrend",),
+                       extra={"split": "suspend_resume", "twin": twin_name("offset", "both_axes")},
+                       twin_variant="both_axes",
+                       description="C6: C1's scene in two dynamic-rendering instances (left half SUSPENDING, right "
+                                   "half RESUMING), the same offsets at both vkCmdEndRendering2EXT: the unsplit image",
+                       scene=replay.replay_scene(_big(big_off, fdm_offset_create_flag=True, fdm_offsets=[[8, -16]]))))
     pv = {"format": "R8G8_UNORM", "views": [_radial((12, 8), (100, 64), (40, 80), (1, 2, 4)),
                                             _radial((12, 8), (190, 64), (40, 80), (1, 2, 4))]}
     big_pv = {"format": "R8G8_UNORM", "views": [_big_radial((0.35, 0.33), (0.14, 0.28)),

@@ -472,3 +472,21 @@ def test_b2_judge_cts_bounds(name: str) -> None:
     dup[0:fa[1], fa[0]:2 * fa[0]] = dup[0, 0]
     probs = fb.cts_bound_problems(sc, 0, {"view0": dup}, (32, 32))
     assert any("histogram" in p for p in probs), probs
+
+
+def test_c6_suspend_resume_case_and_parts() -> None:
+    c = registry.by_name(fb.fdm_cases())["fdm.offset.dynrend_suspend_resume.dynrend"]
+    assert fb.twin_of(c.name, c.scene) == "replay.twin.offset.both_axes.a750"
+    assert fb.split_of(c.scene) == "suspend_resume"
+    # the unsplit C1 scene: turnip's plan and so the expected images are the same
+    c1 = registry.by_name(fb.fdm_cases())["fdm.offset.both_axes.dynrend"]
+    assert fb.replay_part(c.scene) == fb.replay_part(c1.scene)
+    parts = fb.split_parts((0, 0, 1536, 1024), True)
+    assert parts == [((0, 0, 768, 1024), fb.RENDERING_SUSPENDING_BIT),
+                     ((768, 0, 768, 1024), fb.RENDERING_RESUMING_BIT)]
+    assert fb.split_parts((3, 5, 100, 7), False) == [((3, 5, 100, 7), 0)]
+    with pytest.raises(fb.ScenarioError, match="fdm.split"):
+        fb.parse({**c1.scene, "fdm": {**c1.scene["fdm"], "path": "rp2", "split": "suspend_resume"}})
+    assert fb.missing(TURNIPISH, c.scene) is None
+    assert fb.missing(attrs.evolve(TURNIPISH, extensions={k: v for k, v in TURNIPISH.extensions.items()
+                                                          if k != fb.OFFSET_EXT}), c.scene).startswith(fb.OFFSET_EXT)
