@@ -490,3 +490,13 @@ def test_c6_suspend_resume_case_and_parts() -> None:
     assert fb.missing(TURNIPISH, c.scene) is None
     assert fb.missing(attrs.evolve(TURNIPISH, extensions={k: v for k, v in TURNIPISH.extensions.items()
                                                           if k != fb.OFFSET_EXT}), c.scene).startswith(fb.OFFSET_EXT)
+
+
+def test_turnip_bins_of_every_case_plans() -> None:
+    """run_fdm / the depth-MSAA run record turnip_bins after rendering: it must plan every scene
+    (B18 records its own bins_summary)."""
+    for c in fb.fdm_cases():
+        if c.scene["fdm"].get("kind") == "subsampled_linear":
+            continue
+        got = fb.turnip_bins(c.scene)
+        assert set(got) == set(fb.TURNIP_PROFILES), c.name
