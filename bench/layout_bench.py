@@ -1,8 +1,8 @@
 """Time ``turnip-fdm layout`` / ``turnip-fdm demo`` of older commits and of this checkout side by side.
 
-    python bench/layout_bench.py [--runs 3] [--old 53fea01 --old 75c9379] [--out bench/results/layout.md]
+    python bench/layout_bench.py [--runs 5] [--old 61acf32 --old 53fea01-nobound] [--out bench/results/layout.md]
 
-Every implementation runs as its own process (``python -m turnip_fdm ...`` with the
+Every implementation runs as its own process (``python -m turnip_fdm ...``, ``fdm.cli`` before it existed, with the
 implementation's tree first on ``PYTHONPATH`` and as the working directory): the older
 commits are extracted with ``git archive`` into a temporary directory, "new" is this checkout
 as it is (its commit and whether the tree is dirty are recorded).  Per process: the wall time
@@ -18,12 +18,13 @@ turn (round robin); the median is reported.  Cases:
   whose reconstruction pictures (c) are drawn now (the issue: 36 s, 4.2 GB);
 * ``demo``: ``demo`` - the embedded 1920x1920 2-view scenario (the issue: 6-11 s, 1 GB).
 
-Commit 53fea01 (before this work) draws the (c) pictures only up to 1920x1920 framebuffer
-pixels (commit 8492fa2), so on the VR cases it skips the reconstruction; ``53fea01-nobound`` is
-that tree with the bound lifted (one line) - the same work as the new code, and the baseline of
-the ratio; 75c9379, the commit before the bound, is timed too (its solver differs).  The error
-note of every ``error_vN.svg`` ("largest |error| ...") is compared between the implementations
-that draw it: the same numbers, or the run says DIFFERS.
+Baselines (ratios against both): 61acf32, the code when issue 10 was filed ("today's
+implementation": its command line is ``python -m fdm.cli``, and the model has changed since, so
+on the VR cases it lays out other bins), and ``53fea01-nobound``: 53fea01, the code when this
+work began, which draws the (c) pictures only up to 1920x1920 framebuffer pixels (commit 8492fa2),
+with that bound lifted (one line) - the same layout and pictures as the new code.  The largest
+error of every ``error_vN.svg`` note is compared between the new code and ``53fea01-nobound``:
+the same numbers, or the run says DIFFERS.
 
 The table goes to ``--out`` (Markdown) with the machine, the load average before and after,
 and the commits.  Not a test: nothing here asserts a speed.
@@ -46,11 +47,14 @@ from pathlib import Path
 import attrs
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the implementations before this work: today's as it is, today's with its 1920x1920 bound on
-#: the reconstruction pictures lifted (``COMMIT-nobound``), and the commit before that bound
-DEFAULT_OLD = ("53fea01", "53fea01-nobound", "75c9379")
-#: the ratio is taken against this one: the same work (every picture drawn) with the code before
-BASELINE = "53fea01-nobound"
+#: the implementations before this work: 61acf32, the code when issue 10 was filed (its own
+#: command line, ``python -m fdm.cli``; the model has changed since, so it lays the VR scenarios
+#: out with other bins), and 53fea01, the code when the issue's work began, with its 1920x1920
+#: bound on the reconstruction pictures lifted (``COMMIT-nobound``): the same layout and the same
+#: pictures as the new code
+DEFAULT_OLD = ("61acf32", "53fea01-nobound")
+#: the ratios are taken against these: the issue's "today's implementation", and the same work
+BASELINES = ("61acf32", "53fea01-nobound")
 #: (name, command-line arguments after ``python -m turnip_fdm``, what it is)
 CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("vr3840", ("layout", str(ROOT / "bench" / "vr3840.toml")), "layout, 2 views 3840x3840 a750, foveated, offsets"),
@@ -90,9 +94,11 @@ def _extract(spec: str, into: Path) -> Path:
 
 
 def _error_notes(out: Path) -> tuple[str, ...]:
+    """The largest error of every ``error_vN.svg`` note (the range printed beside it is the
+    scene's over every pixel centre before 2026-11-25, the rendered fragments' since: not compared)."""
     notes = []
     for svg in sorted(out.glob("error_v*.svg")):
-        m = re.search(r"largest \|error\| [0-9.e+-]+ \(scene range [0-9.e+-]+\)", svg.read_text(encoding="utf-8"))
+        m = re.search(r"largest \|error\| [0-9.e+-]+", svg.read_text(encoding="utf-8"))
         notes.append(m.group(0) if m else "?")
     return tuple(notes)
 
@@ -105,7 +111,9 @@ def run_once(tree: Path, args: tuple[str, ...], scratch: Path) -> Run:
     env = dict(os.environ, PYTHONPATH=str(tree))
     with open(work / "stdout", "wb") as so, open(work / "stderr", "wb") as se:
         t0 = time.perf_counter()
-        p = subprocess.Popen([sys.executable, "-m", "turnip_fdm", *args, "--out", str(out)], cwd=tree, env=env,
+        # the command line moved from fdm.cli to turnip_fdm (issue 7)
+        module = "turnip_fdm" if (tree / "turnip_fdm").is_dir() else "fdm.cli"
+        p = subprocess.Popen([sys.executable, "-m", module, *args, "--out", str(out)], cwd=tree, env=env,
                              stdout=so, stderr=se)
         _, status, usage = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t0
@@ -188,7 +196,8 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
            olds: tuple[str, ...], load0: tuple[float, float, float], load1: tuple[float, float, float],
            started: datetime.datetime) -> str:
     impls = [*olds, "new"]
-    base = BASELINE if BASELINE in olds else olds[-1]
+    bases = [b for b in BASELINES if b in olds] or [olds[-1]]
+    same = "53fea01-nobound" if "53fea01-nobound" in olds else bases[-1]
     lines = [
         "# `turnip-fdm layout` / `demo`: older commits against this checkout",
         "",
@@ -199,19 +208,22 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
         "",
         "Wall time: one process, start-up and imports included, median of the measured runs (each "
         "implementation ran the demo once, unmeasured, first). Peak: that process's maximum resident set "
-        f"size. Ratio: the time of `{base}` over the new time. `53fea01` is the code before this work; "
-        "`53fea01-nobound` is the same with the 1920x1920 bound of its (c) pictures lifted "
-        "(`MAX_RECONSTRUCTION_PIXELS = 1 << 62`, the only change), i.e. the same work as the new code; "
-        "`75c9379` is the commit before that bound (its solver lays the VR scenarios out differently, so "
-        "its times there are of other layouts).",
+        "size. Ratios: the time of each older implementation over the new time. `61acf32` is the code "
+        "when issue 10 was filed (\"today's implementation\"); the model has changed since (issue 8), so "
+        "it lays the VR scenarios out with other bins (see its summaries below). `53fea01-nobound` is "
+        "the code when this work began with the 1920x1920 bound of its (c) pictures lifted "
+        "(`MAX_RECONSTRUCTION_PIXELS = 1 << 62`, the only change): the same layout and the same "
+        "pictures as the new code.",
         "",
-        "| case | implementation | runs | wall s (median) | min s | peak MB | (c) pictures | ratio vs "
-        f"`{base}` |",
-        "|---|---|---|---|---|---|---|---|",
+        "| case | implementation | runs | wall s (median) | min s | peak MB | (c) pictures | "
+        + " | ".join(f"ratio vs `{b}`" for b in bases) + " |",
+        "|---|---|---|---|---|---|---|" + "---|" * len(bases),
     ]
     for name, _, what in cases:
-        ref = results.get((name, base))
-        ref_t = statistics.median(r.wall_s for r in ref) if ref and ref[0].status == 0 else None
+        ref_t: dict[str, float | None] = {}
+        for b in bases:
+            ref = results.get((name, b))
+            ref_t[b] = statistics.median(r.wall_s for r in ref) if ref and ref[0].status == 0 else None
         for impl in impls:
             got = results.get((name, impl))
             if not got:
@@ -220,23 +232,24 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
             drawn = "drawn" if got[0].notes else ("none" if got[0].status == 0 else "failed")
             if "not drawn" in got[0].summary:
                 drawn = "skipped (bound)"
-            ratio = f"{ref_t / med:.1f}x" if ref_t and impl == "new" else ""
+            ratios = [f"{t / med:.1f}x" if t and impl == "new" else "" for t in (ref_t[b] for b in bases)]
             lines.append(f"| {name}: {what} | `{impl}` | {len(got)} | {med:.2f} | {min(r.wall_s for r in got):.2f} "
-                         f"| {max(r.peak_mb for r in got):.0f} | {drawn} | {ratio} |")
-    lines += ["", f"The notes under the (c) error pictures (`error_vN.svg`), per implementation (new against `{base}`, "
-              "the same layout):", ""]
+                         f"| {max(r.peak_mb for r in got):.0f} | {drawn} | " + " | ".join(ratios) + " |")
+    lines += ["", f"The largest error under each (c) error picture (`error_vN.svg`), per implementation (new against "
+              f"`{same}`, the same layout):", ""]
     for name, _, _ in cases:
         noted = {impl: results[(name, impl)][0].notes for impl in impls
                  if (name, impl) in results and results[(name, impl)][0].notes}
         for impl, notes in noted.items():
             tag = ""
-            if impl == "new" and base in noted:
-                tag = " - the same numbers" if notes == noted[base] else " - DIFFERS"
+            if impl == "new" and same in noted:
+                tag = " - the same numbers" if notes == noted[same] else " - DIFFERS"
             lines.append(f"- {name}, `{impl}`: " + "; ".join(f"view {v}: {n}" for v, n in enumerate(notes)) + tag)
-    lines += ["", "Summaries printed by the new implementation:", ""]
+    lines += ["", "Summaries printed:", ""]
     for name, _, _ in cases:
-        if (name, "new") in results:
-            lines.append(f"- {name}: {results[(name, 'new')][0].summary}")
+        for impl in impls:
+            if (name, impl) in results:
+                lines.append(f"- {name}, `{impl}`: {results[(name, impl)][0].summary}")
     return "\n".join(lines) + "\n"
 
 

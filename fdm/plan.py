@@ -208,11 +208,22 @@ def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reas
                       fs_params=fs_params(ones, bins, (0, 0)))
 
 
-def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
-    """Model ``tu_cmd_render`` for an FDM render pass.  ``use_sysmem_rendering`` decides first
-    (:func:`sysmem_reason`): a sysmem pass gives a :class:`SysmemPlan`.  A GMEM pass gives a
-    :class:`RenderPassPlan` (``tu_cmd_render_tiles``): tile configuration, then for every rendered
-    root tile in walk order what ``tu6_emit_tile_select`` and the patchpoints program."""
+@attrs.frozen(eq=False, kw_only=True)
+class _GmemPass:
+    """What ``tu_cmd_render_tiles`` sets up before its tile loop (shared by
+    :func:`plan_render_pass` and :func:`plan_bins`)."""
+
+    gm: GmemConfig
+    tiling: TilingConfig
+    vs: ViewportState
+    grid: TileGrid
+    st: PassState
+    bin_offsets: tuple[Pair, ...]
+
+
+def _gmem_pass(sc: Scenario) -> _GmemPass | SysmemPlan:
+    """The tile configuration of a GMEM pass, or the :class:`SysmemPlan` when
+    ``use_sysmem_rendering`` decides for sysmem."""
     gpu: GpuProfile = sc.gpu
     layers = sc.gmem_layers
     gm = gmem_config(tuple(a.cpp * a.samples for a in sc.attachments), gpu.tile_align, gmem_budget(gpu), layers)
@@ -242,6 +253,29 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     st = PassState(fb_size=sc.framebuffer, tile_size=T, views=nv, layers=layers, fdm_offsets=sc.fdm_offsets,
                    shared_viewport=shared, has_hw_bin_scaling=gpu.has_hw_bin_scaling, chip=gpu.chip)
     bin_offsets = tuple(tu_bin_offset(u, T) for u in sc.fdm_offsets) if sc.fdm_offsets else ((0, 0),) * nv
+    return _GmemPass(gm=gm, tiling=tiling, vs=vs, grid=grid, st=st, bin_offsets=bin_offsets)
+
+
+def _rendered_tiles(g: _GmemPass) -> list[TileConfig]:
+    """The root tiles ``tu_cmd_render_tiles`` renders (visible in some view), in walk order."""
+    out = []
+    for cell in walk_order(g.tiling.vsc):
+        t = g.grid.cell(*cell)
+        if t.is_root and t.visible_views != 0:
+            out.append(t)
+    return out
+
+
+def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
+    """Model ``tu_cmd_render`` for an FDM render pass.  ``use_sysmem_rendering`` decides first
+    (:func:`sysmem_reason`): a sysmem pass gives a :class:`SysmemPlan`.  A GMEM pass gives a
+    :class:`RenderPassPlan` (``tu_cmd_render_tiles``): tile configuration, then for every rendered
+    root tile in walk order what ``tu6_emit_tile_select`` and the patchpoints program."""
+    g = _gmem_pass(sc)
+    if isinstance(g, SysmemPlan):
+        return g
+    T, nv, vs, st, bin_offsets = g.tiling.tile_size, g.st.views, g.vs, g.st, g.bin_offsets
+    shared = vs.share_scale
 
     # binning pass
     shifted = sc.fdm_offsets is not None and not shared
@@ -253,16 +287,58 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     binning = BinningPlan(bins=bbins, window_scissor=bws,
                           slots=patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros))
 
-    lrz = tu_lrz_init_state(gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
-    tiles: list[TilePlan] = []
-    for cell in walk_order(tiling.vsc):
-        t = grid.cell(*cell)
-        if not t.is_root or t.visible_views == 0:
-            continue
-        tiles.append(_tile_plan(len(tiles), t, st, vs, sc, bin_offsets, lrz))
-    return RenderPassPlan(scenario=sc, gmem=gm, tiling=tiling, viewport_state=vs, shared_viewport=shared,
-                          fdm_offsets=sc.fdm_offsets, bin_offsets=bin_offsets, grid=grid, pass_state=st,
+    lrz = tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
+    tiles = [_tile_plan(i, t, st, vs, sc, bin_offsets, lrz) for i, t in enumerate(_rendered_tiles(g))]
+    return RenderPassPlan(scenario=sc, gmem=g.gm, tiling=g.tiling, viewport_state=vs, shared_viewport=shared,
+                          fdm_offsets=sc.fdm_offsets, bin_offsets=bin_offsets, grid=g.grid, pass_state=st,
                           binning=binning, tiles=tuple(tiles), lrz=lrz)
+
+
+@attrs.frozen(kw_only=True)
+class TileBins:
+    """The cells and the per-view bins and fragment areas of one rendered tile: the fields
+    ``pos``, ``extent`` and ``views[v].bin`` / ``.frag_area`` / ``.visible`` of its
+    :class:`TilePlan`, without the registers."""
+
+    pos: Pair
+    extent: Pair
+    bins: tuple[Rect4, ...]
+    frag_areas: tuple[Pair, ...]
+    visible: tuple[bool, ...]
+
+
+@attrs.frozen(kw_only=True)
+class PassBins:
+    """:func:`plan_bins`: the bins of every rendered tile in walk order."""
+
+    bin_offsets: tuple[Pair, ...]
+    tiles: tuple[TileBins, ...]
+
+
+def plan_bins(sc: Scenario) -> PassBins | SysmemPlan:
+    """The bins and fragment areas :func:`plan_render_pass` gives every rendered tile and view
+    (the same values, and the same refusals), without patching viewports, scissors and
+    registers: about half its time, for planning many offsets of one pass (the layout page's
+    FDM-offset sweep).  Tested against :func:`plan_render_pass` on generated scenarios."""
+    g = _gmem_pass(sc)
+    if isinstance(g, SysmemPlan):
+        return g
+    nv = g.st.views
+    zeros = ((0, 0),) * nv
+    tiles = []
+    for t in _rendered_tiles(g):
+        bins = view_bins(t, g.st)
+        # the assertions of the per-tile programming that depend on bins and areas:
+        # tu_fdm_per_bin_offset and fdm_apply_load_coords (hw_slots' o' cannot refuse here:
+        # b_cs is a non-negative multiple of the tile size)
+        b_cs = common_bin_start(t, g.st)
+        for v in range(nv):
+            tu_fdm_per_bin_offset(t.frag_areas[v], bins[v][:2], b_cs)
+        blit_rects(t.frag_areas, bins, b_cs, zeros)
+        tiles.append(TileBins(pos=t.pos, extent=t.sysmem_extent, bins=tuple(bins[:nv]),
+                              frag_areas=tuple(t.frag_areas[v] for v in range(nv)),
+                              visible=tuple(t.visible(v) for v in range(nv))))
+    return PassBins(bin_offsets=g.bin_offsets, tiles=tuple(tiles))
 
 
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,

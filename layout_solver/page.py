@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from fdm.errors import TurnipFdmError
-from fdm.plan import RenderPassPlan, SysmemPlan, plan_render_pass
+from fdm.plan import PassBins, RenderPassPlan, SysmemPlan, plan_bins
 from fdm.report import PLAN_COLUMNS, plan_json
 from fdm.scenario import Scenario
 from fdm.turnip import INVISIBLE_FRAG_AREA, MAX_VIEWPORT_SIZE, TU_FDM_OFFSET_GRANULARITY, fdm_texel_shift
@@ -116,12 +116,13 @@ def _fa_code(fa: Sequence[int]) -> list[int]:
     return [0, 0] if tuple(fa) == INVISIBLE_FRAG_AREA else [int(fa[0]), int(fa[1])]
 
 
-def sweep_step_json(plan: RenderPassPlan) -> list[list[Any]]:
+def sweep_step_json(bins: PassBins) -> list[list[Any]]:
     """One sweep step, compactly: per rendered tile ``[pos_x, pos_y, extent_w, extent_h,
     [[bin x, y, w, h, fa w, fa h], ...per view]]`` (``fa`` 0x0: the view is not visible)."""
     return [[t.pos[0], t.pos[1], t.extent[0], t.extent[1],
-             [[*v.bin, *(_fa_code(v.frag_area) if v.visible else [0, 0])] for v in t.views]]
-            for t in plan.tiles]
+             [[*b, *(_fa_code(fa) if vis else [0, 0])] for b, fa, vis in zip(t.bins, t.frag_areas, t.visible,
+                                                                              strict=True)]]
+            for t in bins.tiles]
 
 
 def _ceil_to(x: int, m: int) -> int:
@@ -149,12 +150,13 @@ def offset_sweep(plan: RenderPassPlan, steps: int = MAX_SWEEP_STEPS) -> JsonDoc:
             break
         step: JsonDoc = {"k": k, "fdm_offsets": [list(u) for u in offs]}
         try:
-            p = plan if k == 0 else plan_render_pass(attrs.evolve(sc, fdm_offsets=offs))
+            # the bins and areas only (plan_bins: the plan's values and refusals, half its time)
+            p = plan_bins(attrs.evolve(sc, fdm_offsets=offs))
         except TurnipFdmError as e:
             step["error"] = f"{e.label}: {e}"
             out.append(step)
             continue
-        if not isinstance(p, RenderPassPlan):
+        if not isinstance(p, PassBins):
             step["error"] = f"rendered in sysmem: {p.sysmem_reason}"
         else:
             step["bin_offsets"] = [list(b) for b in p.bin_offsets]
@@ -186,10 +188,12 @@ def _pictures_json(pics: Sequence[ViewPictures]) -> list[JsonDoc]:
 
 
 def layout_page_data(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int], summary: str,
-                     pictures: Sequence[ViewPictures] = (), sweep: bool = True,
+                     pictures: Sequence[ViewPictures] = (), sweep: bool | JsonDoc = True,
                      files: Sequence[tuple[str, str]] = ()) -> JsonDoc:
     """Everything the page script draws, under the names of ``plan --json`` / ``layout --json``.
-    ``files``: (stem, caption) of the static SVG/PNG pictures written beside the page (linked)."""
+    ``files``: (stem, caption) of the static SVG/PNG pictures written beside the page (linked).
+    ``sweep``: plan :func:`offset_sweep` here (True), leave it out (False), or the sweep
+    planned already (a caller that plans it while doing other work)."""
     sc = plan.scenario
     doc: JsonDoc = {
         "mode": "layout",
@@ -204,7 +208,10 @@ def layout_page_data(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequ
         "notes": [],
         "files": [list(f) for f in files],
     }
-    doc["sweep"] = offset_sweep(plan) if sweep else {"steps": [], "reason": "not planned"}
+    if isinstance(sweep, dict):
+        doc["sweep"] = sweep
+    else:
+        doc["sweep"] = offset_sweep(plan) if sweep else {"steps": [], "reason": "not planned"}
     doc["pictures"] = _pictures_json(pictures)
     return _bounded(doc)
 

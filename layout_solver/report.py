@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -13,7 +14,7 @@ from fdm.report import plan_table
 from .aprons import tu_calc_subsampled_aprons
 from .draw import Canvas, to_png, to_svg
 from .metadata import sysmem_metadata
-from .page import ViewPictures, layout_page_data, page_html, sysmem_page_data
+from .page import JsonDoc, ViewPictures, layout_page_data, offset_sweep, page_html, sysmem_page_data
 from .pictures import framebuffer_picture, gray_rgb, heat_rgb, raster_picture, subsampled_picture
 from .progress import Progress
 from .solver import SubsampledLayout, tu_calc_subsampled
@@ -41,11 +42,11 @@ def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int
     side, larger framebuffers reduced by an integer factor, the error max-pooled)."""
     from .reconstruct import reconstruction_rasters
     im = reconstruction_rasters(plan, layout, view)
-    lo, hi = im.scene_range
+    lo, hi = im.value_range
     span = (hi - lo) or 1.0
     err = np.nan_to_num(im.error, nan=0.0)
     worst = im.max_error
-    note = f"largest |error| {worst:.4g} (scene range {span:.3g}); white = 0"
+    note = f"largest |error| {worst:.4g} (value range {span:.3g}); white = 0"
     shown = ""
     if im.factor > 1:
         shown = f", every {im.factor}th pixel shown"
@@ -94,6 +95,19 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
     :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels.  ``progress`` (optional) is told
     ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
     page built (:mod:`layout_solver.progress`)."""
+    with ThreadPoolExecutor(2) as pool:
+        # the page's offset sweep (Python: plans) while the reconstruction runs (numpy: mostly
+        # outside the GIL), and the pictures encoded two at a time (zlib releases the GIL)
+        sweep = pool.submit(offset_sweep, plan)
+        return _layout_files(plan, views, progress, sweep, pool)
+
+
+def _encode(item: tuple[str, Canvas, str]) -> tuple[bytes, bytes]:
+    return to_svg(item[1]).encode("utf-8"), to_png(item[1])
+
+
+def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: Progress | None,
+                  sweep: Future[JsonDoc], pool: ThreadPoolExecutor) -> tuple[dict[str, bytes], str]:
     layout = tu_calc_subsampled(plan)
     draw_c = reconstruction_drawn(plan)
     views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
@@ -129,15 +143,15 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
         summary += (f"; reconstruction pictures (c) not drawn: {w}x{h} exceeds the "
                     f"{MAX_RECONSTRUCTION_PIXELS}-pixel limit of the CPU reconstruction")
     files: dict[str, bytes] = {}
-    for stem, canvas, _caption in pictures:
-        files[stem + ".svg"] = to_svg(canvas).encode("utf-8")
-        files[stem + ".png"] = to_png(canvas)
+    for (stem, _canvas, _caption), (svg, png) in zip(pictures, pool.map(_encode, pictures), strict=True):
+        files[stem + ".svg"] = svg
+        files[stem + ".png"] = png
         tick(stem)
     statics = [(stem, caption) for stem, _, caption in pictures]
     ltable = _layout_table(layout)
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
     files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures,
-                                                                 files=statics)).encode("utf-8")
+                                                     sweep=sweep.result(), files=statics)).encode("utf-8")
     tick("index.html")
     return files, summary
 

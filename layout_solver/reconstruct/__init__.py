@@ -42,7 +42,7 @@ from .images import (
     raster_factor,
     reconstruction_images,
     reconstruction_rasters,
-    scene_range,
+    value_range,
 )
 from .points import EDGE_OFFSETS, bin_edges, sample_points
 from .reference_scene import scene
@@ -58,6 +58,6 @@ __all__ = [
     "blit_nearest", "compare", "detached_image_edges", "expand", "ffma_np", "footprint_touches",
     "inconsistent_adjacent_tiles", "neighbourhood_bound", "owner_map", "pixel_blocks", "raster_factor",
     "reconstruct_view", "reconstruction_error", "reconstruction_images", "reconstruction_rasters", "render_bin",
-    "render_bins", "sample", "sample_both", "sample_grid", "sample_points", "scene", "scene_range",
+    "render_bins", "sample", "sample_both", "sample_grid", "sample_points", "scene", "value_range",
     "store_expanded", "store_subsampled", "stored_rect", "subsampled_coordinates",
 ]

@@ -45,6 +45,20 @@ def owner_map(shape: tuple[int, int], stored: Sequence[tuple[Pair, Rect]]) -> np
     return own
 
 
+def _owners(rect: npt.NDArray[np.int64], ys: slice, xs: slice) -> npt.NDArray[np.int32]:
+    """:func:`owner_map` on the pixels ``[ys, xs]`` only (``rect``: ``x0, y0, x1, y1`` per stored
+    tile, in order: a later tile's rectangle wins where two overlap, as there)."""
+    y0, y1, x0, x1 = ys.start, ys.stop, xs.start, xs.stop
+    own = np.full((max(y1 - y0, 0), max(x1 - x0, 0)), -1, dtype=np.int32)
+    if own.size == 0 or len(rect) == 0:
+        return own
+    ry0, ry1 = np.maximum(rect[:, 1], 0), np.maximum(rect[:, 3], 0)
+    rx0, rx1 = np.maximum(rect[:, 0], 0), np.maximum(rect[:, 2], 0)
+    for k in np.flatnonzero((ry0 < y1) & (ry1 > y0) & (rx0 < x1) & (rx1 > x0) & (ry1 > ry0) & (rx1 > rx0)):
+        own[max(ry0[k], y0) - y0:min(ry1[k], y1) - y0, max(rx0[k], x0) - x0:min(rx1[k], x1) - x0] = k
+    return own
+
+
 def blit_nearest(image: F32Array, dst: Rect, src: FRect, writable: BoolArray | None = None) -> tuple[int, int]:
     """One NEAREST blit inside ``image`` (in place): destination pixel centre ``d + 0.5`` maps
     to ``s0 + (d + 0.5) * (s1 - s0) / dst_size`` and takes the texel containing it.  Only
@@ -94,8 +108,11 @@ def apply_aprons(image: F32Array, aprons: Sequence[AprBlit], drop: ApronDrop = N
     instead - not the driver, a what-if)."""
     out = image.copy()
     skip = _dropped_set(len(aprons), drop)
-    own = owner_map((image.shape[0], image.shape[1]), stored)
     index = {cell: k for k, (cell, _) in enumerate(stored)}
+    # the stored rectangles as arrays, for the owners of one apron's destination at a time
+    # (owner_map of the whole image only for protect_stored)
+    rect = np.array([(r.x, r.y, r.x + r.w, r.y + r.h) for _, r in stored], dtype=np.int64).reshape(-1, 4)
+    own = owner_map((image.shape[0], image.shape[1]), stored) if protect_stored else None
     clipped = clamped = over = 0
     overwriting = []
     contested = np.zeros(image.shape, dtype=bool)
@@ -105,14 +122,15 @@ def apply_aprons(image: F32Array, aprons: Sequence[AprBlit], drop: ApronDrop = N
             continue
         d = a.dst
         ys, xs = slice(max(d.y, 0), min(max(d.y + d.h, 0), h)), slice(max(d.x, 0), min(max(d.x + d.w, 0), w))
-        hit = (own[ys, xs] >= 0) & (own[ys, xs] != index.get(a.dst_tile, -2))
+        region = _owners(rect, ys, xs)
+        hit = (region >= 0) & (region != index.get(a.dst_tile, -2))
         contested[ys, xs] |= hit
         foreign = int(hit.sum())
         if foreign:
             over += foreign
             overwriting.append(i)
         writable = None
-        if protect_stored and foreign:
+        if own is not None and foreign:
             writable = (own < 0) | (own == index.get(a.dst_tile, -2))
         c, s = blit_nearest(out, a.dst, a.src, writable)
         clipped += c

@@ -12,7 +12,6 @@ beyond the stored images themselves.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -26,10 +25,10 @@ from ..options import Addressing, Filter
 from ..solver import SubsampledLayout
 from ._types import F32Array, FloatArray, Pair
 from .apron_blits import ApronDrop
-from .grid import BLOCK, pixel_blocks
+from .grid import pixel_blocks
 from .reference_scene import scene
 from .sampler import BORDER
-from .view import reconstruct_view
+from .view import ViewReconstruction, reconstruct_view
 
 #: the largest side (pixels) of the raster pictures of :func:`reconstruction_rasters`: larger
 #: framebuffers are shown reduced by an integer factor (the pictures are drawn about 760 picture
@@ -74,10 +73,12 @@ class ReconstructionRasters:
     """What the (c) pictures of one view draw, reduced by ``factor`` per axis (1 up to
     :data:`RASTER_MAX_SIDE`): the image pixels at the centre of every ``factor x factor``
     block (``k // 2`` into it, the pixel a nearest-neighbour reduction shows), the error the
-    largest of its block, so no error line disappears.  The numbers are over every pixel."""
+    largest of its block, so no error line disappears.  The numbers are over every pixel; the
+    value range (the grey scale of the pictures) is that of the rendered fragments, which bounds
+    the values stored and blitted (a LINEAR sample of them too)."""
 
     factor: int
-    scene_range: tuple[float, float]   # min, max of the scene over every framebuffer pixel centre
+    value_range: tuple[float, float]   # min, max of every fragment the view rendered (what the images hold)
     subsampled: F32Array               # pixels k//2, k//2 + k, ... of the memory after the aprons
     reconstructed: FloatArray          # pixels k//2, k//2 + k, ...: sampled through the metadata (NaN: unrendered)
     error: FloatArray                  # ceil(H / k) x ceil(W / k): largest |error| of each block (NaN: unrendered)
@@ -95,21 +96,14 @@ def _workers() -> int:
     return max(1, min(WORKERS, os.cpu_count() or 1))
 
 
-@functools.lru_cache(maxsize=4)
-def scene_range(fb_size: Pair) -> tuple[float, float]:
-    """Min and max of the scene over every pixel centre of a ``fb_size`` framebuffer, in strips
-    of :data:`BLOCK` rows shared by :data:`WORKERS` threads (the same values as over the
-    whole-image array)."""
-    W, H = fb_size
-    xs = (np.arange(W) + 0.5)[None, :]
-
-    def strip(y0: int) -> tuple[float, float]:
-        s = scene(xs, (np.arange(y0, min(y0 + BLOCK, H)) + 0.5)[:, None], fb_size)
-        return float(s.min()), float(s.max())
-
-    with ThreadPoolExecutor(_workers()) as pool:
-        ranges = list(pool.map(strip, range(0, H, BLOCK)))
-    return min(r[0] for r in ranges), max(r[1] for r in ranges)
+def value_range(rec: ViewReconstruction) -> tuple[float, float]:
+    """Min and max over every fragment ``rec`` rendered ((0, 1) when none): the stored images
+    and the apron copies hold only these values, and a filtered sample of written texels lies
+    inside it (LINEAR weights are convex); the pictures' grey scale."""
+    vals = [(float(b.values.min()), float(b.values.max())) for b in rec.bins if b.values.size]
+    if not vals:
+        return 0.0, 1.0
+    return min(v[0] for v in vals), max(v[1] for v in vals)
 
 
 def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *, filter: Filter = "linear",
@@ -121,10 +115,7 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
     full-resolution reconstruction and error never exist as arrays).  Up to :data:`WORKERS`
     threads share the metadata bin rows; the result does not depend on how many."""
     W, H = plan.scenario.framebuffer
-    with ThreadPoolExecutor(1) as background:   # the scene's range meanwhile (cached per size)
-        scene_lo_hi = background.submit(scene_range, (W, H))
-        rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
-        scene_lo_hi.result()
+    rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
     k = raster_factor((W, H), max_side)
     c = k // 2
     recon = np.full((len(range(c, H, k)), len(range(c, W, k))), np.nan)
@@ -178,6 +169,6 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
     for _, top, at in parts:
         if top > worst or (top == worst and at[::-1] < where[::-1]):
             worst, where = top, at
-    return ReconstructionRasters(factor=k, scene_range=scene_range((W, H)), subsampled=rec.subsampled[c::k, c::k],
+    return ReconstructionRasters(factor=k, value_range=value_range(rec), subsampled=rec.subsampled[c::k, c::k],
                                  reconstructed=recon, error=err, max_error=worst if worst > -math.inf else 0.0,
                                  worst=where if worst > -math.inf else (0.0, 0.0))

@@ -36,6 +36,7 @@ from layout_solver.reconstruct import (
     reconstruct_view,
     reconstruction_images,
     reconstruction_rasters,
+    render_bins,
     sample_both,
 )
 from layout_solver.reconstruct import images as images_mod
@@ -244,7 +245,14 @@ def test_demo_reconstruction_identical_to_before(key):
     assert float(np.nanmax(im.error)) == worst
     r = reconstruction_rasters(p, L, view, filter=filter, addressing=addressing, drop_apron=drop)
     assert r.factor == 1 and r.max_error == worst and _h(r.error) == err and _h(r.reconstructed) == recon
-    assert r.scene_range == (float(im.scene.min()), float(im.scene.max()))
+    assert r.value_range == _rendered_range(p, view)
+
+
+def _rendered_range(p, view: int) -> tuple[float, float]:
+    # every fragment the view rendered (bins may reach past the framebuffer, so not only the
+    # values the expanded image keeps)
+    vals = np.concatenate([b.values.ravel() for b in render_bins(p, view)])
+    return float(vals.min()), float(vals.max())
 
 
 # -- bounded rasters ------------------------------------------------------------------------------
@@ -260,7 +268,7 @@ def _pooled(full: np.ndarray, k: int) -> np.ndarray:
 def test_rasters_reduce_the_full_images(max_side, plan_11_13, plan_11_7):
     """Reduced by k = ceil(side / max_side): every k-th pixel from k // 2 (image and memory), the
     error the largest of each k x k block (so no error line disappears); the largest error and
-    the scene range over every pixel."""
+    the value range over every rendered fragment."""
     for p in (plan_11_13, plan_11_7):
         L = tu_calc_subsampled(p)
         full = reconstruction_images(p, L, 0, drop_apron=0)
@@ -273,7 +281,7 @@ def test_rasters_reduce_the_full_images(max_side, plan_11_13, plan_11_7):
         assert r.max_error == float(np.nanmax(full.error))
         x, y = r.worst
         assert full.error[int(y), int(x)] == r.max_error
-        assert r.scene_range == (float(full.scene.min()), float(full.scene.max()))
+        assert r.value_range == _rendered_range(p, 0)
 
 
 def test_rasters_do_not_depend_on_the_thread_count(monkeypatch, plan_11_9):
