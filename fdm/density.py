@@ -62,7 +62,24 @@ def encode_layer(values: npt.ArrayLike, fmt: str) -> Layer:
 def raw_frag_area(dmap: DensityMap, view: int, texel: tuple[int, int]) -> tuple[np.float32, np.float32]:
     """``(1.0f / density.x, 1.0f / density.y)`` in float32, as ``tu_fragment_density_map_sample``
     returns it; a density of 0 gives infinity."""
-    dx, dy = dmap.density(view, texel[0], texel[1])
+    return raw_frag_area_of(dmap.format, *stored_texel(dmap, view, texel))
+
+
+def stored_texel(dmap: DensityMap, view: int, texel: tuple[int, int]) -> tuple[float, float]:
+    """The two components of texel ``(i, j)`` of layer ``view`` as stored (bytes as ints,
+    float32 values as Python floats, exactly)."""
+    t = dmap.layers[view][texel[1], texel[0]]
+    return t[0].item(), t[1].item()
+
+
+def raw_frag_area_of(fmt: DensityFormat, t0: float, t1: float) -> tuple[np.float32, np.float32]:
+    """:func:`raw_frag_area` of a texel holding ``(t0, t1)`` as stored (UNORM8 bytes or float32
+    values): the density unpacked and inverted in float32 as ``tu_fragment_density_map_sample``
+    (src/freedreno/vulkan/tu_image.cc) does."""
+    if fmt == "R8G8_UNORM":
+        dx, dy = unorm8_to_float(int(t0)), unorm8_to_float(int(t1))
+    else:
+        dx, dy = F32(t0), F32(t1)
     with np.errstate(divide="ignore"):
         return F32(F32(1.0) / dx), F32(F32(1.0) / dy)
 

@@ -6,12 +6,14 @@ Models ``tu_calc_tile_config``, ``tu_calc_bin_visibility``, ``tu_calc_frag_area`
 
 from __future__ import annotations
 
+import functools
+
 import attrs
 
 from .cmath import ctz
-from .density import DensityMap, raw_frag_area
+from .density import DensityMap, raw_frag_area_of, stored_texel
 from .geometry import Rect
-from .options import MERGING_VARIANTS, MergingVariant, choice
+from .options import MERGING_VARIANTS, DensityFormat, MergingVariant, choice
 from .tiling import VscConfig
 from .turnip import (
     INVISIBLE_FRAG_AREA,
@@ -80,6 +82,16 @@ def calc_visibility(inp: FdmInputs, cell: Pair) -> int:
     return mask
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _texel_frag_area(fmt: DensityFormat, t0: float, t1: float, tile_size: Pair, has_fdm_offsets: bool,
+                     num_views: int) -> Pair | None:
+    """``tu_calc_frag_area`` of a texel holding ``(t0, t1)`` (bytes or floats as stored): a pure
+    function of these values, cached (a pass reads a few distinct densities many times, and the
+    layout page's offset sweep plans the same pass 16 times)."""
+    return tu_calc_frag_area(raw_frag_area_of(fmt, t0, t1), tile_size, has_fdm_offsets=has_fdm_offsets,
+                             num_views=num_views)
+
+
 def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> tuple[tuple[Pair, ...], int]:
     """``tu_calc_frag_area`` over all views of one cell: ``(frag_areas, visible_views)``.
 
@@ -91,8 +103,8 @@ def calc_frag_areas(inp: FdmInputs, cell: Pair, visible: int) -> tuple[tuple[Pai
         u = inp.fdm_offsets[v] if inp.fdm_offsets is not None else None
         sample = fdm_sample_position(cell, inp.tile_size, inp.fb_size, u, inp.bin_offset(v))
         texel = tu_fragment_density_map_sample(sample, inp.fb_size, inp.density.size)
-        fa = tu_calc_frag_area(raw_frag_area(inp.density, v, texel), inp.tile_size,
-                               has_fdm_offsets=inp.fdm_offsets is not None, num_views=inp.views)
+        t0, t1 = stored_texel(inp.density, v, texel)
+        fa = _texel_frag_area(inp.density.format, t0, t1, inp.tile_size, inp.fdm_offsets is not None, inp.views)
         if fa is None:
             visible &= ~(1 << v)
             fa = INVISIBLE_FRAG_AREA

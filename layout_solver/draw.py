@@ -80,7 +80,7 @@ def _esc(s: str) -> str:
 
 def _png_bytes(pixels: np.ndarray) -> bytes:
     """An RGB uint8 raster as PNG, compressed for speed (these are the large images of the
-    pictures: up to 1920 x 1920): a grey one (R = G = B everywhere) as a greyscale PNG with
+    pictures: up to 1280 x 1280): a grey one (R = G = B everywhere) as a greyscale PNG with
     zlib's run-length strategy (the same pixels; a third of the data, four times faster than
     the default and about 1.5x its size), a colour one at zlib level 1 (1.6x faster, 1.8x the
     size)."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -33,15 +34,15 @@ def layout_summary(layout: SubsampledLayout) -> str:
             f"{shifts} shifts, {unsub} un-subsample steps, {border} border (stick) tiles")
 
 
-def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int
+def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int, workers: int | None = None
                     ) -> tuple[list[tuple[str, Canvas, str]], ViewPictures]:
     """(c): the image in memory, the reconstruction sampled through the metadata transform and
     its error against the expanded image, from the CPU reconstruction; and the same memory
     image and error heat map for the interactive page (with its colour scale).  The rasters are
-    bounded (:func:`~layout_solver.reconstruct.reconstruction_rasters`: at most 1920 pixels a
+    bounded (:func:`~layout_solver.reconstruct.reconstruction_rasters`: at most 1280 pixels a
     side, larger framebuffers reduced by an integer factor, the error max-pooled)."""
     from .reconstruct import reconstruction_rasters
-    im = reconstruction_rasters(plan, layout, view)
+    im = reconstruction_rasters(plan, layout, view, workers=workers)
     lo, hi = im.value_range
     span = (hi - lo) or 1.0
     err = np.nan_to_num(im.error, nan=0.0)
@@ -73,6 +74,9 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return gray_rgb(a, lo, span, (210, 225, 240))
 
 
+#: views :func:`layout_files` reconstructs at the same time (each holds about 16 bytes per
+#: framebuffer pixel while it runs: two 4096x4096 views stay under 1 GB)
+VIEWS_AT_ONCE = 2
 #: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the
 #: reconstruction samples in bounded blocks, but holds the expanded, stored and subsampled
 #: float32 images of one view (about 16 bytes per framebuffer pixel: 4096x4096 stays under
@@ -95,10 +99,12 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
     :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels.  ``progress`` (optional) is told
     ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
     page built (:mod:`layout_solver.progress`)."""
-    with ThreadPoolExecutor(2) as pool:
-        # the page's offset sweep (Python: plans) while the reconstruction runs (numpy: mostly
-        # outside the GIL), and the pictures encoded two at a time (zlib releases the GIL)
-        sweep = pool.submit(offset_sweep, plan)
+    with ThreadPoolExecutor(1) as background, ThreadPoolExecutor(VIEWS_AT_ONCE) as pool:
+        # the page's offset sweep (Python: plans) while the reconstructions run (numpy: mostly
+        # outside the GIL), two views at a time, one thread each (a view's serial parts -
+        # rendering, apron blits, pictures - overlap the other's sampling), then the pictures
+        # encoded two at a time (zlib releases the GIL)
+        sweep = background.submit(offset_sweep, plan)
         return _layout_files(plan, views, progress, sweep, pool)
 
 
@@ -123,14 +129,18 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
     pictures: list[tuple[str, Canvas, str]] = []
     page_pictures: list[ViewPictures] = []
     outside = 0
-    for v in views:
+    # the sampling threads of one view: the CPUs shared among the views reconstructed at once
+    workers = max(1, (os.cpu_count() or 1) // max(1, min(len(views), VIEWS_AT_ONCE)))
+    recs = pool.map(lambda v: _reconstruction(plan, layout, v, workers=workers) if layout.solved and draw_c
+                    else None, views)
+    for v, rec in zip(views, recs, strict=True):
         aprons = tu_calc_subsampled_aprons(layout, v) if layout.solved else ()
         outside += sum(1 for a in aprons if a.dst.x < 0 or a.dst.y < 0 or a.dst.x + a.dst.w > layout.width0
                        or a.dst.y + a.dst.h > layout.height0)
         pictures.append((f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"))
         pictures.append((f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image"))
-        if layout.solved and draw_c:
-            drawn, page_pics = _reconstruction(plan, layout, v)
+        if rec is not None:
+            drawn, page_pics = rec
             pictures += drawn
             page_pictures.append(page_pics)
         tick(f"view {v} drawn")

@@ -45,18 +45,41 @@ def owner_map(shape: tuple[int, int], stored: Sequence[tuple[Pair, Rect]]) -> np
     return own
 
 
-def _owners(rect: npt.NDArray[np.int64], ys: slice, xs: slice) -> npt.NDArray[np.int32]:
-    """:func:`owner_map` on the pixels ``[ys, xs]`` only (``rect``: ``x0, y0, x1, y1`` per stored
-    tile, in order: a later tile's rectangle wins where two overlap, as there)."""
+@attrs.frozen(eq=False)
+class _StoredRects:
+    """The stored rectangles clipped below at 0 (as :func:`owner_map` slices them), as arrays:
+    ``x0, y0, x1, y1`` per stored tile, in order."""
+
+    x0: npt.NDArray[np.int64]
+    y0: npt.NDArray[np.int64]
+    x1: npt.NDArray[np.int64]
+    y1: npt.NDArray[np.int64]
+
+    @classmethod
+    def of(cls, stored: Sequence[tuple[Pair, Rect]]) -> _StoredRects:
+        r = np.array([(x.x, x.y, x.x + x.w, x.y + x.h) for _, x in stored], dtype=np.int64).reshape(-1, 4)
+        r = np.maximum(r, 0)
+        return cls(r[:, 0], r[:, 1], r[:, 2], r[:, 3])
+
+
+def _owners(rects: _StoredRects, ys: slice, xs: slice) -> npt.NDArray[np.int32]:
+    """:func:`owner_map` on the pixels ``[ys, xs]`` only (a later tile's rectangle wins where two
+    overlap, as there)."""
     y0, y1, x0, x1 = ys.start, ys.stop, xs.start, xs.stop
     own = np.full((max(y1 - y0, 0), max(x1 - x0, 0)), -1, dtype=np.int32)
-    if own.size == 0 or len(rect) == 0:
+    if own.size == 0 or len(rects.x0) == 0:
         return own
-    ry0, ry1 = np.maximum(rect[:, 1], 0), np.maximum(rect[:, 3], 0)
-    rx0, rx1 = np.maximum(rect[:, 0], 0), np.maximum(rect[:, 2], 0)
-    for k in np.flatnonzero((ry0 < y1) & (ry1 > y0) & (rx0 < x1) & (rx1 > x0) & (ry1 > ry0) & (rx1 > rx0)):
-        own[max(ry0[k], y0) - y0:min(ry1[k], y1) - y0, max(rx0[k], x0) - x0:min(rx1[k], x1) - x0] = k
+    r = rects
+    for k in np.flatnonzero((r.y0 < y1) & (r.y1 > y0) & (r.x0 < x1) & (r.x1 > x0) & (r.y1 > r.y0) & (r.x1 > r.x0)):
+        own[max(r.y0[k], y0) - y0:min(r.y1[k], y1) - y0, max(r.x0[k], x0) - x0:min(r.x1[k], x1) - x0] = k
     return own
+
+
+def _index(a: npt.NDArray[np.int64]) -> slice | npt.NDArray[np.int64]:
+    """``a`` as a slice where it is a run of consecutive indices (a view instead of a gather)."""
+    if len(a) and int(a[-1]) - int(a[0]) == len(a) - 1 and (len(a) < 3 or bool(np.all(np.diff(a) == 1))):
+        return slice(int(a[0]), int(a[-1]) + 1)
+    return a
 
 
 def blit_nearest(image: F32Array, dst: Rect, src: FRect, writable: BoolArray | None = None) -> tuple[int, int]:
@@ -68,16 +91,26 @@ def blit_nearest(image: F32Array, dst: Rect, src: FRect, writable: BoolArray | N
         return 0, 0
     h, w = image.shape
     sx0, sy0, sx1, sy1 = src
-    sx = np.floor(sx0 + (np.arange(dst.w) + 0.5) * ((sx1 - sx0) / dst.w)).astype(np.int64)
-    sy = np.floor(sy0 + (np.arange(dst.h) + 0.5) * ((sy1 - sy0) / dst.h)).astype(np.int64)
-    dx = dst.x + np.arange(dst.w)
-    dy = dst.y + np.arange(dst.h)
-    okx, oky = (dx >= 0) & (dx < w), (dy >= 0) & (dy < h)
-    clipped = dst.w * dst.h - int(okx.sum()) * int(oky.sum())
+    # the destination pixels inside the image, and the source texel of each (the same values as
+    # over the whole destination, restricted)
+    ix0, ix1 = min(max(-dst.x, 0), dst.w), max(min(w - dst.x, dst.w), 0)
+    iy0, iy1 = min(max(-dst.y, 0), dst.h), max(min(h - dst.y, dst.h), 0)
+    nx, ny = max(ix1 - ix0, 0), max(iy1 - iy0, 0)
+    clipped = dst.w * dst.h - nx * ny
+    if nx == 0 or ny == 0:
+        return clipped, 0
+    sx = np.floor(sx0 + (np.arange(ix0, ix1) + 0.5) * ((sx1 - sx0) / dst.w)).astype(np.int64)
+    sy = np.floor(sy0 + (np.arange(iy0, iy1) + 0.5) * ((sy1 - sy0) / dst.h)).astype(np.int64)
     sxc, syc = np.clip(sx, 0, w - 1), np.clip(sy, 0, h - 1)
-    clamped = int(((sxc != sx)[None, :] | (syc != sy)[:, None])[np.ix_(oky, okx)].sum())
-    rows, cols = np.ix_(dy[oky], dx[okx])
-    vals = image[np.ix_(syc[oky], sxc[okx])]
+    # pixels whose column or row read was clamped
+    cx, cy = int(np.count_nonzero(sxc != sx)), int(np.count_nonzero(syc != sy))
+    clamped = cx * ny + cy * nx - cx * cy
+    rows, cols = slice(dst.y + iy0, dst.y + iy1), slice(dst.x + ix0, dst.x + ix1)
+    srow, scol = _index(syc), _index(sxc)
+    if isinstance(srow, slice):
+        vals = image[srow][:, scol]
+    else:
+        vals = image[srow][:, scol] if isinstance(scol, slice) else image[np.ix_(srow, scol)]
     if writable is None:
         image[rows, cols] = vals
     else:
@@ -111,7 +144,7 @@ def apply_aprons(image: F32Array, aprons: Sequence[AprBlit], drop: ApronDrop = N
     index = {cell: k for k, (cell, _) in enumerate(stored)}
     # the stored rectangles as arrays, for the owners of one apron's destination at a time
     # (owner_map of the whole image only for protect_stored)
-    rect = np.array([(r.x, r.y, r.x + r.w, r.y + r.h) for _, r in stored], dtype=np.int64).reshape(-1, 4)
+    rects = _StoredRects.of(stored)
     own = owner_map((image.shape[0], image.shape[1]), stored) if protect_stored else None
     clipped = clamped = over = 0
     overwriting = []
@@ -122,7 +155,7 @@ def apply_aprons(image: F32Array, aprons: Sequence[AprBlit], drop: ApronDrop = N
             continue
         d = a.dst
         ys, xs = slice(max(d.y, 0), min(max(d.y + d.h, 0), h)), slice(max(d.x, 0), min(max(d.x + d.w, 0), w))
-        region = _owners(rect, ys, xs)
+        region = _owners(rects, ys, xs)
         hit = (region >= 0) & (region != index.get(a.dst_tile, -2))
         contested[ys, xs] |= hit
         foreign = int(hit.sum())

@@ -32,8 +32,9 @@ from .view import ViewReconstruction, reconstruct_view
 
 #: the largest side (pixels) of the raster pictures of :func:`reconstruction_rasters`: larger
 #: framebuffers are shown reduced by an integer factor (the pictures are drawn about 760 picture
-#: units wide, so this is already more than twice the drawn resolution)
-RASTER_MAX_SIDE = 1920
+#: units wide and the page shows at most 512 pixels, so this is 1.7 times the drawn resolution;
+#: 1920 until 2026-11-25, which cost a VR-sized layout 0.4 s of converting and encoding)
+RASTER_MAX_SIDE = 1280
 #: threads sharing one view's sampling in :func:`reconstruction_rasters` (at most the CPUs)
 WORKERS = 2
 
@@ -109,17 +110,18 @@ def value_range(rec: ViewReconstruction) -> tuple[float, float]:
 def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *, filter: Filter = "linear",
                            addressing: Addressing = "clamp_to_edge", drop_apron: ApronDrop = None,
                            fused: bool = True, border: float = BORDER,
-                           max_side: int = RASTER_MAX_SIDE) -> ReconstructionRasters:
+                           max_side: int = RASTER_MAX_SIDE, workers: int | None = None) -> ReconstructionRasters:
     """The (c) pictures' arrays of ``view``, at most ``max_side`` pixels a side: the whole path
     sampled at every pixel centre block by block, each block reduced as it is produced (the
-    full-resolution reconstruction and error never exist as arrays).  Up to :data:`WORKERS`
-    threads share the metadata bin rows; the result does not depend on how many."""
+    full-resolution reconstruction and error never exist as arrays).  ``workers`` threads (default
+    :data:`WORKERS`; at most the CPUs) share the metadata bin rows; the result does not depend on
+    how many."""
     W, H = plan.scenario.framebuffer
     rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused)
     k = raster_factor((W, H), max_side)
     c = k // 2
     recon = np.full((len(range(c, H, k)), len(range(c, W, k))), np.nan)
-    n = _workers()
+    n = _workers() if workers is None else max(1, min(workers, os.cpu_count() or 1))
 
     def work(i: int) -> tuple[FloatArray, float, tuple[float, float]]:
         # recon: every reduced pixel is written by exactly one block; err: blocks of two

@@ -243,7 +243,7 @@ def test_demo_reconstruction_identical_to_before(key):
     recon, ref, err, worst = DEMO_BEFORE[key]
     assert (_h(im.reconstructed), _h(im.reference), _h(im.error)) == (recon, ref, err)
     assert float(np.nanmax(im.error)) == worst
-    r = reconstruction_rasters(p, L, view, filter=filter, addressing=addressing, drop_apron=drop)
+    r = reconstruction_rasters(p, L, view, filter=filter, addressing=addressing, drop_apron=drop, max_side=1920)
     assert r.factor == 1 and r.max_error == worst and _h(r.error) == err and _h(r.reconstructed) == recon
     assert r.value_range == _rendered_range(p, view)
 
@@ -296,9 +296,10 @@ def test_rasters_do_not_depend_on_the_thread_count(monkeypatch, plan_11_9):
 
 
 def test_raster_bounds():
-    assert raster_factor((1920, 1920)) == 1 and raster_factor((1921, 10)) == 2
-    assert raster_factor((3840, 3840)) == 2 and raster_factor((4096, 4096)) == 3
-    assert RASTER_MAX_SIDE == 1920
+    assert raster_factor((1280, 1280)) == 1 and raster_factor((1281, 10)) == 2
+    assert raster_factor((1920, 1920)) == 2 and raster_factor((3840, 3840)) == 3
+    assert raster_factor((4096, 4096)) == 4
+    assert RASTER_MAX_SIDE == 1280
     # the VR sizes of issue 10 get their reconstruction pictures
     assert 3840 * 3840 <= 4096 * 4096 <= MAX_RECONSTRUCTION_PIXELS < 4097 * 4097
 

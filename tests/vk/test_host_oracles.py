@@ -171,8 +171,8 @@ def test_fetch_coords_catches_a_sample_position_without_the_offset(monkeypatch: 
 
 def test_fetch_coords_catches_a_wrong_layer(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every view reading FDM layer 0: the multiview (layerCount > 1) and VALVE cases fail."""
-    orig = fdm_tiles.raw_frag_area
-    monkeypatch.setattr(fdm_tiles, "raw_frag_area", lambda dmap, view, texel: orig(dmap, 0, texel))
+    orig = fdm_tiles.stored_texel
+    monkeypatch.setattr(fdm_tiles, "stored_texel", lambda dmap, view, texel: orig(dmap, 0, texel))
     r = run_oracle("oracle.fetch_coords")
     assert not r.passed
     configs = {dict(m.inputs)["config"] for m in r.mismatches}
