@@ -105,7 +105,7 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
         # rendering, apron blits, pictures - overlap the other's sampling), then the pictures
         # encoded two at a time (zlib releases the GIL)
         sweep = background.submit(offset_sweep, plan)
-        return _layout_files(plan, views, progress, sweep, pool)
+        return _layout_files(plan, views, progress, sweep, background, pool)
 
 
 def _encode(item: tuple[str, Canvas, str]) -> tuple[bytes, bytes]:
@@ -113,7 +113,8 @@ def _encode(item: tuple[str, Canvas, str]) -> tuple[bytes, bytes]:
 
 
 def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: Progress | None,
-                  sweep: Future[JsonDoc], pool: ThreadPoolExecutor) -> tuple[dict[str, bytes], str]:
+                  sweep: Future[JsonDoc], background: ThreadPoolExecutor,
+                  pool: ThreadPoolExecutor) -> tuple[dict[str, bytes], str]:
     layout = tu_calc_subsampled(plan)
     draw_c = reconstruction_drawn(plan)
     views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
@@ -127,21 +128,29 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
             progress(done, steps, what)
 
     pictures: list[tuple[str, Canvas, str]] = []
+    encoded: list[Future[tuple[bytes, bytes]]] = []
     page_pictures: list[ViewPictures] = []
     outside = 0
     # the sampling threads of one view: the CPUs shared among the views reconstructed at once
     workers = max(1, (os.cpu_count() or 1) // max(1, min(len(views), VIEWS_AT_ONCE)))
     recs = pool.map(lambda v: _reconstruction(plan, layout, v, workers=workers) if layout.solved and draw_c
                     else None, views)
-    for v, rec in zip(views, recs, strict=True):
+    # (a) and (b) need no reconstruction: drawn now and encoded in the background meanwhile
+    ab: dict[int, list[tuple[str, Canvas, str]]] = {}
+    for v in views:
         aprons = tu_calc_subsampled_aprons(layout, v) if layout.solved else ()
         outside += sum(1 for a in aprons if a.dst.x < 0 or a.dst.y < 0 or a.dst.x + a.dst.w > layout.width0
                        or a.dst.y + a.dst.h > layout.height0)
-        pictures.append((f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"))
-        pictures.append((f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image"))
+        ab[v] = [(f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"),
+                 (f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image")]
+    ab_encoded = {v: [background.submit(_encode, item) for item in items] for v, items in ab.items()}
+    for v, rec in zip(views, recs, strict=True):
+        pictures += ab[v]
+        encoded += ab_encoded[v]
         if rec is not None:
             drawn, page_pics = rec
             pictures += drawn
+            encoded += [pool.submit(_encode, item) for item in drawn]
             page_pictures.append(page_pics)
         tick(f"view {v} drawn")
     summary = layout_summary(layout)
@@ -153,9 +162,8 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
         summary += (f"; reconstruction pictures (c) not drawn: {w}x{h} exceeds the "
                     f"{MAX_RECONSTRUCTION_PIXELS}-pixel limit of the CPU reconstruction")
     files: dict[str, bytes] = {}
-    for (stem, _canvas, _caption), (svg, png) in zip(pictures, pool.map(_encode, pictures), strict=True):
-        files[stem + ".svg"] = svg
-        files[stem + ".png"] = png
+    for (stem, _canvas, _caption), done_encoding in zip(pictures, encoded, strict=True):
+        files[stem + ".svg"], files[stem + ".png"] = done_encoding.result()
         tick(stem)
     statics = [(stem, caption) for stem, _, caption in pictures]
     ltable = _layout_table(layout)
