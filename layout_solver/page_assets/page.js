@@ -261,10 +261,10 @@
   }
 
   // ---------------------------------------------------------------- pictures with a scale
-  function drawPicture(parent, title, uri, size, ramp, vmax) {
+  function drawPicture(parent, title, uri, size, ramp, vmax, space) {
     const fig = el("figure", {}, parent);
     el("figcaption", {}, fig, title);
-    const P = plotArea(fig, size[0], size[1], "image");
+    const P = plotArea(fig, size[0], size[1], space || "image");
     sv("image", { href: uri, x: 0, y: 0, width: size[0], height: size[1], preserveAspectRatio: "none",
                   style: "image-rendering: pixelated" }, P.g);
     if (ramp) {
@@ -424,8 +424,10 @@
     if (pics) {
       el("h2", {}, p, "CPU reconstruction of view " + view);
       const r2 = el("div", { class: "row" }, p);
-      drawPicture(r2, "subsampled image in memory after the apron blits (scene value, grey)", pics.memory, pics.memory_size, null, 0);
-      drawPicture(r2, "|subsampled - expanded| sampling error", pics.error, pics.error_size, pics.ramp, pics.error_max);
+      drawPicture(r2, "subsampled image in memory after the apron blits (scene value, grey)", pics.memory, pics.memory_size, null, 0,
+                  "subsampled image");
+      drawPicture(r2, "|subsampled - expanded| sampling error at every framebuffer pixel centre", pics.error, pics.error_size,
+                  pics.ramp, pics.error_max, "framebuffer");
     } else if (page.mode === "layout") {
       el("p", { class: "note" }, p, "No reconstruction pictures for this pass (see the summary).");
     }
