@@ -125,12 +125,15 @@ def full_barrier(ctx, cb) -> None:
 def record_cell(runner: MipmapRunner, cb, algorithm: str, img) -> None:
     if algorithm == "tiled-tail":
         runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, tail=True))
+    elif algorithm == "tiled-split":
+        runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, split=True))
     else:
         runner.record(cb, algorithm, img)
 
 
 def dispatches(algorithm: str, w: int, h: int) -> int:
     return {"tiled": lambda: len(tiled_plan(w, h)), "tiled-tail": lambda: len(tiled_plan(w, h, tail=True)),
+            "tiled-split": lambda: len(tiled_plan(w, h, split=True)),
             "spd": lambda: 1, "blit": lambda: len(level_sizes(w, h)) - 1}[algorithm]()
 
 
@@ -176,7 +179,7 @@ def roofline_png(cells: list[dict], bw: float, title: str, path: Path) -> None:
     from PIL import Image, ImageDraw
 
     colours = {"tiled": (31, 119, 180), "spd": (44, 160, 44), "blit": (150, 150, 150),
-               "tiled-tail": (255, 127, 14)}
+               "tiled-tail": (255, 127, 14), "tiled-split": (148, 103, 189)}
     row, left, right, top = 16, 250, 40, 60
     width = 1100
     scale = (width - left - right) / 1.0  # 100% of the floor at the right edge
@@ -256,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-check", action="store_true", help="skip the read-back comparison with the model")
     ap.add_argument("--tail", action="store_true",
                     help="also time tiled_plan(tail=True), the plan with the last-workgroup continuation")
+    ap.add_argument("--split", action="store_true",
+                    help="also time tiled_plan(split=True): level 1 in a fast M = 1 dispatch of its own first")
     ap.add_argument("--verify", default="",
                     help="WxH,...: before timing, check tiled and spd on these sizes against the models "
                          "(both subgroup paths)")
@@ -269,7 +274,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mipmap_bench: {e.label}: {e}", file=sys.stderr)
         return 2
     lines = []
-    algorithms = ["blit", "tiled", "spd"] + (["tiled-tail"] if args.tail else [])
+    algorithms = (["blit", "tiled", "spd"] + (["tiled-tail"] if args.tail else [])
+                  + (["tiled-split"] if args.split else []))
 
     def emit(s=""):
         print(s, flush=True)
@@ -348,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                             results[alg] = None
                             continue
                         try:
-                            runner.check_algorithm("tiled" if alg == "tiled-tail" else alg)
+                            runner.check_algorithm("tiled" if alg in ("tiled-tail", "tiled-split") else alg)
                         except NotSupported as e:
                             results[alg] = str(e)
                             continue

@@ -90,10 +90,13 @@ def fast_levels(width: int, height: int, remaining: int) -> int:
     return m
 
 
-def tiled_plan(width: int, height: int, tail: bool = False) -> list[Dispatch]:
+def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False) -> list[Dispatch]:
     """The dispatches that generate levels 1.. of a width x height image: nvpro's plan, or with
     ``tail=True`` cut short by the last-workgroup continuation (slower on the H100, see the
-    module docstring)."""
+    module docstring).  ``split=True``: where nvpro's first dispatch is the fast kernel with
+    M > 1, a fast M = 1 dispatch writes level 1 alone first (one 2x2 quad per invocation: the
+    pass that carries most of the traffic, in the access pattern that reached 89-98% of the
+    copy bandwidth at 8192² in bench/results/h100.sol.md), then nvpro's rule from level 1."""
     sizes = level_sizes(width, height)
     plan: list[Dispatch] = []
     level, w, h = 0, width, height
@@ -101,6 +104,8 @@ def tiled_plan(width: int, height: int, tail: bool = False) -> list[Dispatch]:
         remaining = len(sizes) - 1 - level
         if w % 4 == 0 and h % 4 == 0:
             m = fast_levels(w, h, remaining)
+            if split and level == 0:
+                m = 1
             groups = _ceil_div(w * h, 4096 if m == 6 else 1024)
             kernel: Kernel = "fast"
             local = FAST_LOCAL

@@ -344,15 +344,15 @@ def empty_chain(level0_values: F32Array) -> list[F32Array]:
 
 
 def tiled_chain(level0: Texels, fmt: Format, device: Device = DEFAULT_DEVICE,
-                trace: bool = False, tail: bool = False) -> tuple[list[Texels], Trace | None]:
-    """Run the whole tiled plan (``tail``: with the continuation) on stored level-0 texels;
-    returns stored levels and trace."""
+                trace: bool = False, tail: bool = False, split: bool = False) -> tuple[list[Texels], Trace | None]:
+    """Run the whole tiled plan (``tail``: with the continuation; ``split``: level 1 in a
+    dispatch of its own) on stored level-0 texels; returns stored levels and trace."""
     level0 = np.asarray(level0)
     h, w = level0.shape[:2]
     values = empty_chain(decode(level0, fmt))
     tr = Trace(level_sizes(w, h)) if trace else None
     m = Machine(values, fmt, tr)
-    for d in tiled_plan(w, h, tail=tail):
+    for d in tiled_plan(w, h, tail=tail, split=split):
         run_dispatch(m, d, device)
     return [level0] + [encode(v, fmt) for v in values[1:]], tr
 

@@ -9,10 +9,19 @@ from mipmap.reference import level_sizes
 
 
 @settings(deadline=None)
-@given(st.integers(1, 20000), st.integers(1, 20000), st.booleans())
-def test_tiled_plan_makes_every_level_once(w, h, tail):
-    plan = tiled_plan(w, h, tail=tail)
+@given(st.integers(1, 20000), st.integers(1, 20000), st.booleans(), st.booleans())
+def test_tiled_plan_makes_every_level_once(w, h, tail, split):
+    plan = tiled_plan(w, h, tail=tail, split=split)
     sizes = level_sizes(w, h)
+    nvpro = tiled_plan(w, h, tail=tail)
+    if split and nvpro and nvpro[0].kernel == "fast":
+        # level 1 alone first, then nvpro's rule from level 1
+        assert plan[0].kernel == "fast" and plan[0].levels == 1 and plan[0].input_level == 0
+        if not tail:   # (with the continuation, the first dispatch may already hand off the rest)
+            rest = tiled_plan(*sizes[1]) if len(sizes) > 2 else []
+            assert [(d.kernel, d.levels) for d in plan[1:]] == [(d.kernel, d.levels) for d in rest]
+    elif split:
+        assert plan == nvpro
     level = 0
     for d in plan:
         assert d.input_level == level and (d.width, d.height) == sizes[level]

@@ -30,11 +30,11 @@ def test_morton_is_a_bijection_onto_16x16():
 
 
 @settings(max_examples=60, deadline=None)
-@given(SIDE, SIDE, st.sampled_from(sorted(FORMATS)), DEVICES, st.integers(0, 2**31), st.booleans())
-def test_tiled_model_equals_reference_bit_for_bit(w, h, fmt_name, device, seed, tail):
+@given(SIDE, SIDE, st.sampled_from(sorted(FORMATS)), DEVICES, st.integers(0, 2**31), st.booleans(), st.booleans())
+def test_tiled_model_equals_reference_bit_for_bit(w, h, fmt_name, device, seed, tail, split):
     fmt = FORMATS[fmt_name]
     level0 = random_level0(w, h, fmt, seed)
-    got, _ = tiled_chain(level0, fmt, device, tail=tail)
+    got, _ = tiled_chain(level0, fmt, device, tail=tail, split=split)
     want = stored_chain(level0, fmt)
     assert len(got) == len(want)
     for g, r in zip(got, want, strict=True):

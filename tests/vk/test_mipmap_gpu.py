@@ -69,6 +69,23 @@ def test_last_workgroup_continuation_matches_the_model(vk, runners, fmt_name):
                 assert cmp.max_error == 0, f"{w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
 
 
+@pytest.mark.parametrize("fmt_name", sorted(FORMATS))
+def test_split_first_level_matches_the_model(vk, runners, fmt_name):
+    """tiled_plan(split=True): level 1 in a fast M = 1 dispatch of its own, then nvpro's rule."""
+    fmt = FORMATS[fmt_name]
+    runner = runner_for(vk, runners, fmt_name, True)
+    for w, h in [(256, 256), (128, 32), (300, 200), (240, 136)]:   # nvpro's first: M = 6, 2, 2, 3
+        plan = tiled_plan(w, h, split=True)
+        assert plan[0].kernel == "fast" and plan[0].levels == 1 and tiled_plan(w, h)[0].levels > 1
+        level0 = random_level0(w, h, fmt, seed=w * 3 + h)
+        with vk.scope():
+            img = runner.make_image(w, h)
+            runner.upload(img, level0)
+            vk.run(lambda cb, img=img, plan=plan: runner.record_tiled(cb, img, plan=plan))
+            cmp = compare_chain(runner.readback(img), stored_chain(level0, fmt), fmt)
+            assert cmp.max_error == 0, f"{w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
+
+
 def test_r32f_is_bit_exact_on_both_paths(vk, runners):
     fmt = FORMATS["r32f"]
     level0 = random_level0(96, 80, fmt, seed=5)  # fast M = 4 (two shuffle stages) then general
