@@ -4,7 +4,9 @@ Tiled rule, per dispatch, with the current input level of size (w, h) and r leve
 
 * both w and h divisible by 4: the *fast* kernel; M = how often both halve evenly, capped at
   min(6, r); 256-invocation workgroups, ``ceil(w*h/4096)`` of them for M = 6 (each
-  invocation reads 4x4 texels) and ``ceil(w*h/1024)`` otherwise (2x2 texels each);
+  invocation reads 4x4 texels) and ``ceil(w*h/1024)`` otherwise (2x2 texels each), except
+  M = 1: a 16 x 16 block of level-L+1 texels per workgroup, ``ceil(w/32) * ceil(h/32)`` of
+  them (this project's change: the access pattern of bench/mipmap_sol.py's down1);
 * otherwise the *general* kernel with M = min(2, r): M = 1 runs one invocation per output
   texel in 128-invocation workgroups; M = 2 runs one 128-invocation workgroup per 8x8 tile
   of level L+2 (overlapping input tiles, see tiled_model).
@@ -106,7 +108,10 @@ def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False)
             m = fast_levels(w, h, remaining)
             if split and level == 0:
                 m = 1
-            groups = _ceil_div(w * h, 4096 if m == 6 else 1024)
+            if m == 1:   # 16 x 16 level-L+1 texels per workgroup
+                groups = _ceil_div(w // 2, 16) * _ceil_div(h // 2, 16)
+            else:
+                groups = _ceil_div(w * h, 4096 if m == 6 else 1024)
             kernel: Kernel = "fast"
             local = FAST_LOCAL
         else:

@@ -10,7 +10,9 @@ data (subgroup shuffle or shared memory).
 Fast kernel (input sizes divisible by 2^M, 256-invocation workgroups):
 
 * a team of 4^(M-p) invocations owns one 2^M x 2^M tile (p = 2 for M = 6, else p = 1);
-  tiles are numbered row-major and team t works on tile t;
+  tiles are numbered row-major and team t works on tile t; for M = 1 (a team of one, one
+  level-L+1 texel each) the workgroup instead covers a 16 x 16 block of outputs, local index
+  l at (l % 16, l / 16) of its block, the blocks row-major;
 * invocation i of a team sits at ``morton(i)``: x takes bits 0, 2, 4, 6 of i and y bits
   1, 3, 5, 7. With p = 1 it reduces the 2x2 texels under its level-L+1 texel; with p = 2
   it reduces a 4x4 block to a 2x2 of L+1 and then to one texel of L+2;
@@ -227,8 +229,15 @@ def fast_lanes(d: Dispatch) -> tuple[Lanes, int]:
     tiles_y = d.height >> d.levels
     ox = (team % tiles_x) << d.levels
     oy = (team // tiles_x) << d.levels
-    lanes = Lanes(gid, gid // FAST_LOCAL, gid % FAST_LOCAL, gid & ((1 << team_log) - 1), ox, oy,
-                  (team // tiles_x) < tiles_y)
+    live = (team // tiles_x) < tiles_y
+    if d.levels == 1:
+        # one output per invocation, 16 x 16 outputs per workgroup (fast.comp)
+        blocks_x = -(-tiles_x // 16)
+        wg, local = gid // FAST_LOCAL, gid % FAST_LOCAL
+        x, y = (wg % blocks_x) * 16 + (local & 15), (wg // blocks_x) * 16 + (local >> 4)
+        ox, oy = x << 1, y << 1
+        live = (x < tiles_x) & (y < tiles_y)
+    lanes = Lanes(gid, gid // FAST_LOCAL, gid % FAST_LOCAL, gid & ((1 << team_log) - 1), ox, oy, live)
     return lanes, pre
 
 

@@ -21,6 +21,17 @@ void main() {
     uint tilesX = uint(size.x) >> M;
     uint tilesY = uint(size.y) >> M;
     ivec2 origin = ivec2(team % tilesX, team / tilesX) << M;
-    tilePass(L, M, pre, i, origin, team / tilesX < tilesY, gl_LocalInvocationIndex);
+    bool live = team / tilesX < tilesY;
+    if (M == 1u) {
+        // one output texel per invocation, 16x16 outputs per workgroup (not a row of 256):
+        // the access pattern of bench/mipmap_sol.py's down1
+        uint blocksX = (tilesX + 15u) >> 4;
+        uint wg = flatWorkgroup();
+        uint l = gl_LocalInvocationIndex;
+        uvec2 o = uvec2((wg % blocksX) * 16u + (l & 15u), (wg / blocksX) * 16u + (l >> 4));
+        origin = ivec2(o) << 1;
+        live = o.x < tilesX && o.y < tilesY;
+    }
+    tilePass(L, M, pre, i, origin, live, gl_LocalInvocationIndex);
     if (HAS_TAIL != 0u && arriveLast()) tailChain(L + M, pc.tailLevels);
 }
