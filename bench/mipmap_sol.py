@@ -59,7 +59,7 @@ import mipmap_bench as mb  # noqa: E402
 
 from fdm.errors import NotSupported, ScenarioError  # noqa: E402
 from mipmap.formats import Format, get_format, random_level0  # noqa: E402
-from mipmap.gpu import IMAGE_CREATE_EXTENDED_USAGE_BIT, MipmapRunner, load_spv  # noqa: E402
+from mipmap.gpu import MipmapRunner, load_spv, storage_view_flags  # noqa: E402
 from mipmap.plan import tiled_plan  # noqa: E402
 from mipmap.reference import level_sizes  # noqa: E402
 from vk_tests.harness import open_device  # noqa: E402
@@ -102,11 +102,7 @@ class SolImage:
         self.width, self.height, self.levels = width, height, len(self.sizes)
         self.bpt = sf.bpt
         fmt_id, view_id = getattr(vk, sf.image_format), getattr(vk, sf.view_format)
-        flags = 0
-        if view_id != fmt_id:
-            flags |= vk.VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT
-            if not ctx.format_features(fmt_id) & vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT:
-                flags |= IMAGE_CREATE_EXTENDED_USAGE_BIT
+        flags = storage_view_flags(ctx, fmt_id, view_id)
         usage = vk.VK_IMAGE_USAGE_STORAGE_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT
         if sampled:
             usage |= vk.VK_IMAGE_USAGE_SAMPLED_BIT

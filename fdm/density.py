@@ -39,10 +39,7 @@ class DensityMap:
 
     def density(self, view: int, i: int, j: int) -> tuple[np.float32, np.float32]:
         """The unpacked (float32) density of texel ``(i, j)`` of layer ``view``."""
-        t = self.layers[view][j, i]
-        if self.format == "R8G8_UNORM":
-            return unorm8_to_float(int(t[0])), unorm8_to_float(int(t[1]))
-        return F32(t[0]), F32(t[1])
+        return unpack_density(self.format, *stored_texel(self, view, (i, j)))
 
 
 def encode_unorm8(values: npt.ArrayLike) -> npt.NDArray[np.uint8]:
@@ -72,14 +69,19 @@ def stored_texel(dmap: DensityMap, view: int, texel: tuple[int, int]) -> tuple[f
     return t[0].item(), t[1].item()
 
 
+def unpack_density(fmt: DensityFormat, t0: float, t1: float) -> tuple[np.float32, np.float32]:
+    """The float32 density of a texel holding ``(t0, t1)`` as stored: UNORM8 bytes times
+    ``1.0f/255`` (:func:`~fdm.turnip.unorm8_to_float`), or the float32 values."""
+    if fmt == "R8G8_UNORM":
+        return unorm8_to_float(int(t0)), unorm8_to_float(int(t1))
+    return F32(t0), F32(t1)
+
+
 def raw_frag_area_of(fmt: DensityFormat, t0: float, t1: float) -> tuple[np.float32, np.float32]:
     """:func:`raw_frag_area` of a texel holding ``(t0, t1)`` as stored (UNORM8 bytes or float32
     values): the density unpacked and inverted in float32 as ``tu_fragment_density_map_sample``
     (src/freedreno/vulkan/tu_image.cc) does."""
-    if fmt == "R8G8_UNORM":
-        dx, dy = unorm8_to_float(int(t0)), unorm8_to_float(int(t1))
-    else:
-        dx, dy = F32(t0), F32(t1)
+    dx, dy = unpack_density(fmt, t0, t1)
     with np.errstate(divide="ignore"):
         return F32(F32(1.0) / dx), F32(F32(1.0) / dy)
 

@@ -38,6 +38,19 @@ def load_spv(name: str) -> bytes:
     return resources.files("mipmap").joinpath("spv").joinpath(name).read_bytes()
 
 
+def storage_view_flags(ctx: Vulkan, fmt_id: int, view_id: int) -> int:
+    """Image create flags for storage access through a ``view_id`` view of a ``fmt_id`` image:
+    MUTABLE_FORMAT when they differ, and EXTENDED_USAGE when the image format itself has no
+    storage support (sRGB, read through a UINT view)."""
+    vk = ctx.vk
+    if view_id == fmt_id:
+        return 0
+    flags = int(vk.VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT)
+    if not ctx.format_features(fmt_id) & vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT:
+        flags |= IMAGE_CREATE_EXTENDED_USAGE_BIT
+    return flags
+
+
 class MipImage:
     def __init__(self, runner: MipmapRunner, width: int, height: int):
         ctx, vk, fmt = runner.ctx, runner.vk, runner.fmt
@@ -45,11 +58,7 @@ class MipImage:
         self.sizes = level_sizes(width, height)
         self.width, self.height, self.levels = width, height, len(self.sizes)
         fmt_id, view_id = getattr(vk, fmt.vk_format_name), getattr(vk, fmt.vk_view_format_name)
-        flags = 0
-        if view_id != fmt_id:
-            flags |= vk.VK_IMAGE_CREATE_MUTABLE_FORMAT_BIT
-            if not ctx.format_features(fmt_id) & vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT:
-                flags |= IMAGE_CREATE_EXTENDED_USAGE_BIT
+        flags = storage_view_flags(ctx, fmt_id, view_id)
         usage = (vk.VK_IMAGE_USAGE_STORAGE_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
         self.image = ctx.image(width, height, self.levels, fmt_id, view_id, usage, flags)
