@@ -1,9 +1,9 @@
 """Invocation-level model of the single-pass downsampler (shaders/spd.glsl).
 
 One dispatch of ceil(w/64) x ceil(h/64) workgroups of 256 invocations. Workgroup (gx, gy)
-owns the 64x64 tile at (64 gx, 64 gy) of level 0: invocation i reduces the 4x4 block at
-``4 * morton(i)`` to a 2x2 of level 1 and one texel of level 2, and the tile pass of
-tiled_model carries on to level min(6, mips) (subgroup shuffles or shared memory).
+owns the 64x64 tile at (64 gx, 64 gy) of level 0 and makes levels 1 .. min(6, mips) of it
+with tiled_model's :func:`~mipmap.tiled_model.tile64_pass` (subgroup shuffles or shared
+memory).
 
 Hand-off: after its last store every workgroup makes its level-6 writes visible
 (``memoryBarrierImage`` then ``barrier``), and invocation 0 adds 1 to a global counter.
@@ -26,7 +26,7 @@ import numpy as np
 from .formats import F32Array, Format, Texels, decode, encode
 from .plan import SPD_LOCAL, SPD_TILE, SpdPlan, spd_plan
 from .reference import level_sizes, stored_chain
-from .tiled_model import DEFAULT_DEVICE, Device, IntArray, Lanes, Machine, Trace, empty_chain, reduce4, tile_pass
+from .tiled_model import DEFAULT_DEVICE, Device, IntArray, Lanes, Machine, Trace, empty_chain, reduce4, tile64_pass
 
 
 def spd_reduce(a: F32Array) -> F32Array:
@@ -73,7 +73,7 @@ def spd_chain(level0: Texels, fmt: Format, device: Device = DEFAULT_DEVICE, arri
     m = Machine(values, fmt, tr)
     last = -1
     if plan.mips:
-        tile_pass(m, _main_lanes(plan), 0, plan.main_levels, 2, device)
+        tile64_pass(m, _main_lanes(plan), 0, plan.main_levels, device)
         order = list(range(plan.workgroups)) if arrival is None else list(arrival)
         counter = 0
         for wg in order:  # invocation 0 of each workgroup: atomicAdd(counter, 1)
@@ -85,5 +85,5 @@ def spd_chain(level0: Texels, fmt: Format, device: Device = DEFAULT_DEVICE, arri
             zero = np.zeros(SPD_LOCAL, np.int64)
             lanes = Lanes(last * SPD_LOCAL + local, zero + last, local, local, zero, zero,
                           np.ones(SPD_LOCAL, bool))
-            tile_pass(m, lanes, 6, plan.tail_levels, 2, device)
+            tile64_pass(m, lanes, 6, plan.tail_levels, device)
     return [level0] + [encode(v, fmt) for v in values[1:]], tr, last

@@ -9,17 +9,21 @@ data (subgroup shuffle or shared memory).
 
 Fast kernel (input sizes divisible by 2^M, 256-invocation workgroups):
 
-* a team of 4^(M-p) invocations owns one 2^M x 2^M tile (p = 2 for M = 6, else p = 1);
-  tiles are numbered row-major and team t works on tile t; for M = 1 (a team of one, one
-  level-L+1 texel each) the workgroup instead covers a 16 x 16 block of outputs, local index
-  l at (l % 16, l / 16) of its block, the blocks row-major;
+* M <= 5: a team of 4^(M-1) invocations owns one 2^M x 2^M tile; tiles are numbered
+  row-major and team t works on tile t; for M = 1 (a team of one, one level-L+1 texel each)
+  the workgroup instead covers a 16 x 16 block of outputs, local index l at (l % 16, l / 16)
+  of its block, the blocks row-major;
 * invocation i of a team sits at ``morton(i)``: x takes bits 0, 2, 4, 6 of i and y bits
-  1, 3, 5, 7. With p = 1 it reduces the 2x2 texels under its level-L+1 texel; with p = 2
-  it reduces a 4x4 block to a 2x2 of L+1 and then to one texel of L+2;
+  1, 3, 5, 7, and reduces the 2x2 texels under its level-L+1 texel;
 * stage s (step 4^s) combines the values of lanes i, i^step, i^2step, i^3step (right,
   below, below-right neighbours in Morton order) in lanes with ``i % (4 step) == 0``,
   through ``subgroupShuffleXor`` when 4 step <= the subgroup size (and shuffles are
-  supported), otherwise through shared memory and a workgroup barrier.
+  supported), otherwise through shared memory and a workgroup barrier;
+* M = 6: each workgroup owns a 64 x 64 tile (:func:`tile64_pass`, shared with the
+  single-pass downsampler): invocation l makes texel morton(l) of each 16 x 16 quadrant of
+  level L+1, lane l & 3 of each group of four makes its quadrant's texel of L+2, L+3 is an
+  xor stage over l ^ 4, 8, 12, and L+4 .. L+6 are gathered in shared memory and made by
+  the first 16, 4 and 1 invocations.
 
 General kernel (any size, 128-invocation workgroups): M = 1 is one invocation per output
 texel; M = 2 gives each workgroup an 8x8 tile of L+2, for which it computes the up to
@@ -59,7 +63,8 @@ IntArray = NDArray[np.integer[Any]]
 #: one flag per lane
 BoolArray = NDArray[np.bool_]
 #: how a reduction stage moves data between lanes
-Mechanism = Literal["shuffle", "shared"]
+#: (gather: the writers of a level read their four children from a tile in shared memory)
+Mechanism = Literal["shuffle", "shared", "gather"]
 #: a reduction stage of a trace: (level written, mechanism, the three xor masks)
 Stage = tuple[int, Mechanism, tuple[int, int, int]]
 
@@ -159,52 +164,106 @@ class Machine:
             self.trace.write(level, x, y, gid, mask)
 
 
-def tile_pass(m: Machine, lanes: Lanes, level: int, levels: int, pre: int, device: Device) -> None:
-    """Levels level+1 .. level+levels of the tiles (see the module docstring)."""
+def _xor_stage(m: Machine, lanes: Lanes, cur: F32Array, step: int, level: int,
+               device: Device) -> list[F32Array]:
+    """The values of lanes local ^ step, ^ 2 step, ^ 3 step (shuffle or shared memory)."""
+    pos = np.arange(len(lanes.gid))  # lanes are contiguous and workgroup-aligned
+    if device.uses_shuffle(step):
+        sg = device.subgroup_size
+        for k in (1, 2, 3):
+            assert np.all((lanes.local ^ (k * step)) // sg == lanes.local // sg)
+        mech: Mechanism = "shuffle"
+    else:  # every lane stores its value, barrier, each lane reads three slots
+        mech = "shared"
+    if m.trace is not None:
+        m.trace.stages.append((level, mech, (step, 2 * step, 3 * step)))
+    return [cur[pos ^ (k * step)] for k in (1, 2, 3)]
+
+
+def tile_pass(m: Machine, lanes: Lanes, level: int, levels: int, device: Device) -> None:
+    """Levels level+1 .. level+levels (<= 5) of the fast kernel's tiles, one level-L+1
+    texel per invocation (shaders/tile.glsl, tilePass; see the module docstring)."""
     gid, act = lanes.gid, lanes.active
     tx, ty = morton_decode(lanes.i)
-    if pre == 1:
-        x1, y1 = (lanes.ox >> 1) + tx, (lanes.oy >> 1) + ty
-        quad = [m.load(level, 2 * x1 + a, 2 * y1 + b, gid, act) for a, b in ((0, 0), (1, 0), (0, 1), (1, 1))]
-        cur = m.roundtrip(reduce4(*quad))
-        m.store(level + 1, x1, y1, cur, gid, act)
-        cx, cy, cl = x1, y1, level + 1
-    else:
-        x2, y2 = (lanes.ox >> 2) + tx, (lanes.oy >> 2) + ty
-        sub: dict[tuple[int, int], F32Array] = {}
-        for a, b in ((0, 0), (1, 0), (0, 1), (1, 1)):
-            x1, y1 = 2 * x2 + a, 2 * y2 + b
-            quad = [m.load(level, 2 * x1 + c, 2 * y1 + d, gid, act) for c, d in ((0, 0), (1, 0), (0, 1), (1, 1))]
-            sub[a, b] = m.roundtrip(reduce4(*quad))
-            m.store(level + 1, x1, y1, sub[a, b], gid, act)
-        cx, cy, cl = x2, y2, level + 1
-        if levels == 1:
-            return
-        cur = m.roundtrip(_combine(m, cl, cx, cy, sub[0, 0], sub[1, 0], sub[0, 1], sub[1, 1]))
-        cl += 1
-        m.store(cl, cx, cy, cur, gid, act)
-    for s in range(levels - pre):
+    cx, cy = (lanes.ox >> 1) + tx, (lanes.oy >> 1) + ty
+    quad = [m.load(level, 2 * cx + a, 2 * cy + b, gid, act) for a, b in ((0, 0), (1, 0), (0, 1), (1, 1))]
+    cur = m.roundtrip(reduce4(*quad))
+    m.store(level + 1, cx, cy, cur, gid, act)
+    cl = level + 1
+    for s in range(levels - 1):
         step = 4 ** s
         writer = lanes.i % (4 * step) == 0
-        pos = np.arange(len(gid))  # lanes are contiguous and team-aligned
-        if device.uses_shuffle(step):
-            sg = device.subgroup_size
-            for k in (1, 2, 3):
-                assert np.all((lanes.local ^ (k * step)) // sg == lanes.local // sg)
-            nb = [cur[pos ^ (k * step)] for k in (1, 2, 3)]
-            mech: Mechanism = "shuffle"
-        else:  # shared memory: every lane stores its value, barrier, writers read three slots
-            shared = np.zeros((lanes.wg.max() + 1, FAST_LOCAL) + cur.shape[1:], F32)
-            shared[lanes.wg, lanes.local] = cur
-            nb = [shared[lanes.wg, lanes.local ^ (k * step)] for k in (1, 2, 3)]
-            mech = "shared"
-        if m.trace is not None:
-            m.trace.stages.append((cl + 1, mech, (step, 2 * step, 3 * step)))
+        nb = _xor_stage(m, lanes, cur, step, cl + 1, device)
         cx, cy = cx >> 1, cy >> 1
         v = m.roundtrip(_combine(m, cl, cx, cy, cur, nb[0], nb[1], nb[2]))
         cl += 1
         m.store(cl, cx, cy, v, gid, act & writer)
         cur = np.where(writer[:, None], v, cur)
+
+
+def tile64_pass(m: Machine, lanes: Lanes, level: int, levels: int, device: Device) -> None:
+    """Levels level+1 .. level+levels (<= 6) of 64 x 64 tiles, a 256-invocation workgroup
+    each (shaders/tile.glsl, tile64Pass): invocation l at t = morton(l) makes texel t of the
+    four 16 x 16 quadrants of level L+1; lane j = l & 3 of each group of four makes
+    quadrant j's level-L+2 texel from its partners' values; L+3 is an xor stage over
+    l ^ 4, 8, 12; from L+4 on the level-L+3 texels are gathered in shared memory and the
+    first 16, 4, 1 invocations make one texel each of L+4, L+5, L+6."""
+    gid, act, local = lanes.gid, lanes.active, lanes.local
+    tx, ty = morton_decode(local)
+    ox1, oy1 = lanes.ox >> 1, lanes.oy >> 1
+    quads: list[F32Array] = []
+    pos1 = []
+    for k in range(4):
+        x1, y1 = ox1 + 16 * (k & 1) + tx, oy1 + 16 * (k >> 1) + ty
+        quad = [m.load(level, 2 * x1 + a, 2 * y1 + b, gid, act) for a, b in ((0, 0), (1, 0), (0, 1), (1, 1))]
+        quads.append(m.roundtrip(reduce4(*quad)))
+        pos1.append((x1, y1))
+    for k in range(4):
+        m.store(level + 1, *pos1[k], quads[k], gid, act)
+    if levels < 2:
+        return
+    # L+2: g[mask] is the quadrant-j value of lane l ^ mask, the child at position j ^ mask
+    j = local & 3
+    qs = np.stack(quads)                    # quadrant, lane, channel
+    pos = np.arange(len(gid))
+    g = [qs[j, pos]] + [qs[j, pos ^ mask] for mask in (1, 2, 3)]
+    if m.trace is not None:
+        m.trace.stages.append((level + 2, "shuffle" if device.uses_shuffle(1) else "shared", (1, 2, 3)))
+    ga = np.stack(g)                        # mask, lane, channel
+    child = [ga[j ^ q, pos] for q in range(4)]
+    mx, my = morton_decode(local >> 2)
+    cx = (lanes.ox >> 2) + 8 * (j & 1) + mx
+    cy = (lanes.oy >> 2) + 8 * (j >> 1) + my
+    cur = m.roundtrip(_combine(m, level + 1, cx, cy, *child))
+    m.store(level + 2, cx, cy, cur, gid, act)
+    if levels < 3:
+        return
+    nb = _xor_stage(m, lanes, cur, 4, level + 3, device)
+    cx, cy = cx >> 1, cy >> 1
+    cur = m.roundtrip(_combine(m, level + 2, cx, cy, cur, nb[0], nb[1], nb[2]))
+    writer = (local & 12) == 0
+    m.store(level + 3, cx, cy, cur, gid, act & writer)
+    # gather: the level-L+3 tile of each workgroup in shared memory, row-major
+    nwg = int(lanes.wg.max()) + 1
+    e = 8
+    tile = np.zeros((nwg, e, e) + cur.shape[1:], F32)
+    w3 = writer
+    tile[lanes.wg[w3], (cy - (lanes.oy >> 3))[w3], (cx - (lanes.ox >> 3))[w3]] = cur[w3]
+    for n in range(4, levels + 1):
+        if m.trace is not None:
+            m.trace.stages.append((level + n, "gather", (0, 0, 0)))
+        e >>= 1
+        mine = local < e * e
+        px, py = local % e, local // e
+        px, py = np.where(mine, px, 0), np.where(mine, py, 0)
+        wg = lanes.wg
+        kids = [tile[wg, 2 * py + b, 2 * px + a] for a, b in ((0, 0), (1, 0), (0, 1), (1, 1))]
+        ox, oy = (lanes.ox >> n) + px, (lanes.oy >> n) + py
+        v = m.roundtrip(_combine(m, level + n - 1, ox, oy, *kids))
+        m.store(level + n, ox, oy, v, gid, act & mine)
+        nxt = np.zeros((nwg, e, e) + cur.shape[1:], F32)
+        nxt[wg[mine], py[mine], px[mine]] = v[mine]
+        tile = nxt
 
 
 def _combine(m: Machine, src_level: int, ox: IntArray, oy: IntArray,
@@ -220,9 +279,8 @@ def _combine(m: Machine, src_level: int, ox: IntArray, oy: IntArray,
     return reduce4(tl, tr, bl, br)
 
 
-def fast_lanes(d: Dispatch) -> tuple[Lanes, int]:
-    pre = 2 if d.levels == 6 else 1
-    team_log = 2 * (d.levels - pre)
+def fast_lanes(d: Dispatch) -> Lanes:
+    team_log = 8 if d.levels == 6 else 2 * (d.levels - 1)
     gid = np.arange(d.invocations)
     team = gid >> team_log
     tiles_x = d.width >> d.levels
@@ -237,8 +295,7 @@ def fast_lanes(d: Dispatch) -> tuple[Lanes, int]:
         x, y = (wg % blocks_x) * 16 + (local & 15), (wg // blocks_x) * 16 + (local >> 4)
         ox, oy = x << 1, y << 1
         live = (x < tiles_x) & (y < tiles_y)
-    lanes = Lanes(gid, gid // FAST_LOCAL, gid % FAST_LOCAL, gid & ((1 << team_log) - 1), ox, oy, live)
-    return lanes, pre
+    return Lanes(gid, gid // FAST_LOCAL, gid % FAST_LOCAL, gid & ((1 << team_log) - 1), ox, oy, live)
 
 
 def _taps(m: Machine, level: int, x: IntArray, y: IntArray, gid: IntArray, mask: BoolArray,
@@ -338,8 +395,11 @@ def tail_pass(m: Machine, d: Dispatch) -> None:
 
 def run_dispatch(m: Machine, d: Dispatch, device: Device) -> None:
     if d.kernel == "fast":
-        lanes, pre = fast_lanes(d)
-        tile_pass(m, lanes, d.input_level, d.levels, pre, device)
+        lanes = fast_lanes(d)
+        if d.levels == 6:
+            tile64_pass(m, lanes, d.input_level, d.levels, device)
+        else:
+            tile_pass(m, lanes, d.input_level, d.levels, device)
     else:
         general_pass(m, d)
     if d.tail_levels:

@@ -12,8 +12,8 @@ void main() {
     loadTables();
     uint L = pc.inputLevel;
     const uint M = MAIN_LEVELS;
-    const uint pre = M == 6u ? 2u : 1u;
-    const uint teamLog = 2u * (M - pre);
+    // a team of 4^(M-1) invocations per 2^M tile; M = 6: the workgroup's 64 x 64 tile
+    const uint teamLog = M == 6u ? 8u : 2u * (M - 1u);
     uint gid = flatWorkgroup() * 256u + gl_LocalInvocationIndex;
     uint team = gid >> teamLog;
     uint i = gid & ((1u << teamLog) - 1u);
@@ -32,6 +32,9 @@ void main() {
         origin = ivec2(o) << 1;
         live = o.x < tilesX && o.y < tilesY;
     }
-    tilePass(L, M, pre, i, origin, live, gl_LocalInvocationIndex);
+    if (M == 6u)
+        tile64Pass(L, M, origin, live, gl_LocalInvocationIndex);
+    else
+        tilePass(L, M, i, origin, live, gl_LocalInvocationIndex);
     if (HAS_TAIL != 0u && arriveLast()) tailChain(L + M, pc.tailLevels);
 }

@@ -12,6 +12,6 @@ layout(local_size_x = 256) in;
 void main() {
     loadTables();
     uint local = gl_LocalInvocationIndex;
-    tilePass(0u, MAIN_LEVELS, 2u, local, ivec2(gl_WorkGroupID.xy) * 64, true, local);
-    if (HAS_TAIL != 0u && arriveLast()) tilePass(6u, pc.tailLevels, 2u, local, ivec2(0), true, local);
+    tile64Pass(0u, MAIN_LEVELS, ivec2(gl_WorkGroupID.xy) * 64, true, local);
+    if (HAS_TAIL != 0u && arriveLast()) tile64Pass(6u, pc.tailLevels, ivec2(0), true, local);
 }

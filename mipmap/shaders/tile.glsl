@@ -24,38 +24,15 @@ vec4 quadAt(uint level, ivec2 p1) {
                    loadTexel(level, b + ivec2(0, 1)), loadTexel(level, b + ivec2(1, 1)));
 }
 
-// Levels L+1 .. L+M of the tile at `origin` (a 2^M square of level L, or 64x64 for pre 2).
-// i: index in the team (a power-of-4 run of invocations); every invocation must call this.
-void tilePass(uint L, uint M, uint pre, uint i, ivec2 origin, bool live, uint local) {
-    ivec2 t = ivec2(morton(i));
-    vec4 cur = vec4(0.0);
-    ivec2 c;
-    uint cl;
-    if (pre == 1u) {
-        c = (origin >> 1) + t;
-        cur = roundtrip(quadAt(L, c));
-        if (live) storeTexel(L + 1u, c, cur);
-        cl = L + 1u;
-    } else {
-        c = (origin >> 2) + t;
-        vec4 s00 = roundtrip(quadAt(L, 2 * c));
-        vec4 s10 = roundtrip(quadAt(L, 2 * c + ivec2(1, 0)));
-        vec4 s01 = roundtrip(quadAt(L, 2 * c + ivec2(0, 1)));
-        vec4 s11 = roundtrip(quadAt(L, 2 * c + ivec2(1, 1)));
-        if (live) {
-            storeTexel(L + 1u, 2 * c, s00);
-            storeTexel(L + 1u, 2 * c + ivec2(1, 0), s10);
-            storeTexel(L + 1u, 2 * c + ivec2(0, 1), s01);
-            storeTexel(L + 1u, 2 * c + ivec2(1, 1), s11);
-        }
-        cl = L + 1u;
-        if (M >= 2u) {
-            cur = roundtrip(combine(cl, c, s00, s10, s01, s11));
-            cl += 1u;
-            if (live) storeTexel(cl, c, cur);
-        }
-    }
-    for (uint s = 0u; s + pre < M; ++s) {
+// Levels L+1 .. L+M of the tile at `origin`, a 2^M square of level L (M <= 5: the fast
+// kernel's team of 4^(M-1) invocations, one level-L+1 texel each). i: index in the team (a
+// power-of-4 run of invocations); every invocation must call this.
+void tilePass(uint L, uint M, uint i, ivec2 origin, bool live, uint local) {
+    ivec2 c = (origin >> 1) + ivec2(morton(i));
+    vec4 cur = roundtrip(quadAt(L, c));
+    if (live) storeTexel(L + 1u, c, cur);
+    uint cl = L + 1u;
+    for (uint s = 0u; s + 1u < M; ++s) {
         uint step = 1u << (2u * s);
         vec4 n1, n2, n3;
 #if USE_SHUFFLE
@@ -80,5 +57,121 @@ void tilePass(uint L, uint M, uint pre, uint i, ivec2 origin, bool live, uint lo
             cur = v;
             if (live) storeTexel(cl, c, v);
         }
+    }
+}
+
+// 16 x 16 quadrant k (0..3) of a 32 x 32 square
+ivec2 quadrant(uint k) { return ivec2(int(k & 1u), int(k >> 1)) << 4; }
+
+vec4 pick4(vec4 a, vec4 b, vec4 c, vec4 d, uint k) {
+    return k == 0u ? a : (k == 1u ? b : (k == 2u ? c : d));
+}
+
+// Levels L+1 .. L+M (M <= 6) of the 64 x 64 tile of level L at `origin`, by the 256
+// invocations of a workgroup (the fast kernel's M = 6 pass and the single-pass
+// downsampler), in the manner of AMD's SPD (model: mipmap/tiled_model.py, tile64_pass):
+// * L+1: invocation l, at t = morton(l) in a 16 x 16 square, makes texel t of each of the
+//   four 16 x 16 quadrants of the 32 x 32 level-L+1 tile: a warp's load covers a compact
+//   block (a 4x4 block per invocation, as before, spread a warp's loads over a 32 x 16
+//   region), and all 16 loads come before the first store, which could alias them;
+// * L+2: each of four lanes l ^ 0..3 (a 2x2 of t) holds a 2x2 of every quadrant; lane
+//   j = l & 3 makes quadrant j's texel from its partners' quadrant-j values, so every
+//   invocation makes one texel and nothing is computed twice;
+// * L+3: the usual xor stage over lanes l ^ 4, 8, 12;
+// * L+4 .. L+6: the level-L+3 texels go to shared memory once, and only the invocations a
+//   level needs (16, 4, 1) read their children there, a barrier per level: no lane rounds
+//   a value another lane also rounds (sRGB's encode is the expensive part).
+void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
+    ivec2 t = ivec2(morton(local));
+    ivec2 o1 = origin >> 1;
+    vec4 q0 = quadAt(L, o1 + quadrant(0u) + t);
+    vec4 q1 = quadAt(L, o1 + quadrant(1u) + t);
+    vec4 q2 = quadAt(L, o1 + quadrant(2u) + t);
+    vec4 q3 = quadAt(L, o1 + quadrant(3u) + t);
+    q0 = roundtrip(q0);
+    q1 = roundtrip(q1);
+    q2 = roundtrip(q2);
+    q3 = roundtrip(q3);
+    if (live) {
+        storeTexel(L + 1u, o1 + quadrant(0u) + t, q0);
+        storeTexel(L + 1u, o1 + quadrant(1u) + t, q1);
+        storeTexel(L + 1u, o1 + quadrant(2u) + t, q2);
+        storeTexel(L + 1u, o1 + quadrant(3u) + t, q3);
+    }
+    if (M < 2u) return;
+    // L+2: g[m], the quadrant-j value of lane l ^ m, is the child at position j ^ m
+    uint j = local & 3u;
+    vec4 g0 = pick4(q0, q1, q2, q3, j), g1, g2, g3;
+#if USE_SHUFFLE
+    if (4u <= SUBGROUP_SIZE) {
+        g1 = subgroupShuffleXor(pick4(q0, q1, q2, q3, j ^ 1u), 1u);
+        g2 = subgroupShuffleXor(pick4(q0, q1, q2, q3, j ^ 2u), 2u);
+        g3 = subgroupShuffleXor(pick4(q0, q1, q2, q3, j ^ 3u), 3u);
+    } else
+#endif
+    {
+        // one round per quadrant k: every lane publishes its quadrant-k value, lane k of
+        // each group of four takes its partners'
+        g1 = g0; g2 = g0; g3 = g0;
+        for (uint k = 0u; k < 4u; ++k) {
+            barrier();
+            exchange[local] = pick4(q0, q1, q2, q3, k);
+            barrier();
+            if (j == k) {
+                g1 = exchange[local ^ 1u];
+                g2 = exchange[local ^ 2u];
+                g3 = exchange[local ^ 3u];
+            }
+        }
+    }
+    ivec2 c = (origin >> 2) + (quadrant(j) >> 1) + ivec2(morton(local >> 2));
+    vec4 cur = roundtrip(combine(L + 1u, c, pick4(g0, g1, g2, g3, j), pick4(g0, g1, g2, g3, j ^ 1u),
+                                 pick4(g0, g1, g2, g3, j ^ 2u), pick4(g0, g1, g2, g3, j ^ 3u)));
+    if (live) storeTexel(L + 2u, c, cur);
+    if (M < 3u) return;
+    // L+3: partners l ^ 4 (right), l ^ 8 (below), l ^ 12; writers: bits 2 and 3 clear
+    vec4 n1, n2, n3;
+#if USE_SHUFFLE
+    if (16u <= SUBGROUP_SIZE) {
+        n1 = subgroupShuffleXor(cur, 4u);
+        n2 = subgroupShuffleXor(cur, 8u);
+        n3 = subgroupShuffleXor(cur, 12u);
+    } else
+#endif
+    {
+        barrier();
+        exchange[local] = cur;
+        barrier();
+        n1 = exchange[local ^ 4u];
+        n2 = exchange[local ^ 8u];
+        n3 = exchange[local ^ 12u];
+    }
+    c >>= 1;
+    cur = roundtrip(combine(L + 2u, c, cur, n1, n2, n3));
+    bool writer = (local & 12u) == 0u;
+    if (live && writer) storeTexel(L + 3u, c, cur);
+    if (M < 4u) return;
+    // L+4 ..: gather. The level-L+3 texel at p (8 x 8 tile) goes to exchange[p.y * 8 + p.x];
+    // level n's texel p (tile edge e) is made by invocation p.y * e + p.x from the children
+    // in the previous level's slots (offset `src`); results go to offset `dst`.
+    barrier();
+    if (writer) {
+        ivec2 p = c - (origin >> 3);
+        exchange[p.y * 8 + p.x] = cur;
+    }
+    uint src = 0u, dst = 64u;
+    for (uint n = 4u; n <= M; ++n) {
+        barrier();
+        int e = 64 >> int(n);           // this level's tile edge: 4, 2, 1
+        if (local < uint(e * e)) {
+            ivec2 p = ivec2(int(local) % e, int(local) / e);
+            uint b = src + uint(2 * p.y * 2 * e + 2 * p.x);
+            ivec2 o = (origin >> int(n)) + p;
+            vec4 v = roundtrip(combine(L + n - 1u, o, exchange[b], exchange[b + 1u],
+                                       exchange[b + uint(2 * e)], exchange[b + uint(2 * e) + 1u]));
+            if (live) storeTexel(L + n, o, v);
+            exchange[dst + local] = v;
+        }
+        uint tmp = src; src = dst; dst = tmp;
     }
 }

@@ -40,3 +40,59 @@ def test_tables_layout():
     t = tables(100)
     assert t.dtype == np.float32
     assert t[768 + 3] == np.float32(1) / np.float32(7)
+
+
+# The shaders' sRGB encode (shaders/common.glsl, encodeSrgb): a guess g = floor(y - 1/16)
+# from y = s(v) * 255 + 0.5 computed with the device's pow, then one threshold look-up.
+GUESS_SLACK = 1.0 / 16   # subtracted from y before the floor
+DEVICE_Y_ERROR = 1e-3    # what the proof below allows the device's y to be off by
+
+
+def _ulp(a):
+    return np.spacing(np.abs(np.asarray(a, np.float64)).astype(np.float32)).astype(np.float64)
+
+
+def test_srgb_guess_error_bound_at_the_vulkan_precision_of_pow():
+    # pow(c, 1/2.4) as exp2(log2(c) / 2.4): log2 within 3 ulp outside [0.5, 2] and 2^-21
+    # absolute inside, exp2 within 3 + 2|x| ulp (Vulkan spec, precision of operations);
+    # every other operation rounded once. The worst error of y stays below DEVICE_Y_ERROR.
+    c = np.linspace(0.0031308, 1.0, 400001)
+    lg = np.log2(c)
+    e_lg = np.where(c < 0.5, 3 * _ulp(lg), 2.0 ** -21)
+    x = lg / 2.4
+    e_x = e_lg / 2.4 + _ulp(x)
+    p = 2.0 ** x
+    e_p = p * np.log(2) * e_x + (3 + 2 * np.abs(x)) * _ulp(p)
+    s = 1.055 * p - 0.055
+    e_s = 1.055 * e_p + _ulp(1.055 * p) + _ulp(s)
+    y = 255 * s + 0.5
+    e_y = 255 * e_s + _ulp(255 * s) + _ulp(y)
+    assert e_y.max() < DEVICE_Y_ERROR
+    # the linear segment: c * 12.92 rounded once, then the same two roundings
+    lin = np.linspace(0.0, 0.0031308, 10001) * 12.92
+    assert (255 * _ulp(lin) + _ulp(255 * lin) + _ulp(255 * lin + 0.5)).max() < DEVICE_Y_ERROR
+
+
+def _guess(v, delta):
+    c = np.clip(v.astype(np.float64), 0.0, 1.0)
+    s = np.where(c <= 0.0031308, c * 12.92, 1.055 * c ** (1 / 2.4) - 0.055)
+    return np.floor(np.clip(s * 255 + 0.5 + delta - GUESS_SLACK, 0, 254)).astype(np.int64)
+
+
+def test_srgb_one_threshold_decides_after_the_guess():
+    # every threshold, its float32 neighbours, random values and values out of [0, 1]
+    t = srgb_thresholds()
+    v = t.copy()
+    up, down = t.copy(), t.copy()
+    for _ in range(8):
+        up = np.nextafter(up, np.float32(np.inf))
+        down = np.nextafter(down, np.float32(-np.inf))
+        v = np.concatenate([v, up, down])
+    rng = np.random.default_rng(3)
+    v = np.concatenate([v, rng.random(200000, dtype=np.float32),
+                        np.array([-1.0, -0.0, 0.0, 1.0, 2.0, 1e-30], np.float32)])
+    want = encode_srgb(v).astype(np.int64)
+    for delta in (-DEVICE_Y_ERROR, 0.0, DEVICE_Y_ERROR):
+        g = _guess(v, delta)
+        got = np.where(t[g] <= v, g + 1, g)
+        assert np.array_equal(got, want)

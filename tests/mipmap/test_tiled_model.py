@@ -71,6 +71,25 @@ def test_invocations_cover_every_output_texel(w, h, device, tail):
             per = 4 if d.levels == 6 else 1
             counts = np.bincount(tr.writer[first].ravel(), minlength=d.invocations)
             assert set(np.unique(counts)) <= {0, per}
+            if d.levels == 6:
+                # the 64 x 64 tile pass: every invocation makes exactly one level-L+2 texel
+                counts = np.bincount(tr.writer[first + 1].ravel(), minlength=d.invocations)
+                assert counts.min() == 1 and counts.max() == 1
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from([64, 128, 192]), st.sampled_from([64, 128]), DEVICES)
+def test_tile64_stages(w, h, device):
+    """The 64 x 64 pass: L+2 from the lanes of a group of four, L+3 over l ^ 4, 8, 12,
+    L+4 .. L+6 gathered in shared memory (levels 3 .. 6 of the first dispatch here)."""
+    fmt = FORMATS["r32f"]
+    _, tr = tiled_chain(random_level0(w, h, fmt), fmt, device, trace=True)
+    first = [s for s in tr.stages if s[0] <= 6]
+    assert [(lv, masks) for lv, _, masks in first] == [
+        (2, (1, 2, 3)), (3, (4, 8, 12)), (4, (0, 0, 0)), (5, (0, 0, 0)), (6, (0, 0, 0))]
+    assert [mech for _, mech, _ in first[2:]] == ["gather"] * 3
+    for _, mech, masks in first[:2]:
+        assert (mech == "shuffle") == device.uses_shuffle(masks[0])
 
 
 @settings(max_examples=30, deadline=None)
@@ -82,5 +101,7 @@ def test_reduction_stages_use_shuffles_only_inside_a_subgroup(w, h, device):
     for _, mech, masks in tr.stages:
         if mech == "shuffle":
             assert device.shuffle and max(masks) < device.subgroup_size
-        else:
+        elif mech == "shared":
             assert not device.uses_shuffle(masks[0])
+        else:
+            assert mech == "gather"

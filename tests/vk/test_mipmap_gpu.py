@@ -11,8 +11,9 @@ from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
 
 # each size exercises a distinct plan: fast M = 6; fast M = 3 then general M = 2; general only
-# (3-tap everywhere); a 1-wide image; a non-square power of two (SPD's edge case); a mixed plan
-SIZES = [(64, 64), (24, 40), (63, 37), (1, 7), (128, 32), (300, 200)]
+# (3-tap everywhere); a 1-wide image; a non-square power of two (SPD's edge case); a mixed plan;
+# three 64 x 64 tiles side by side (the fast M = 6 pass over several workgroups)
+SIZES = [(64, 64), (24, 40), (63, 37), (1, 7), (128, 32), (300, 200), (192, 64)]
 
 pytestmark = pytest.mark.vulkan
 
