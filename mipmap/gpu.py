@@ -27,10 +27,10 @@ __all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "s
 #: a pipeline of the runner: the tiled plan's two kernels and the single-pass downsampler
 PipelineKernel = Literal["fast", "general", "spd"]
 MAX_BINDING_LEVELS = 16
-PUSH_BYTES = 20  # common.glsl's Push: inputLevel, tailLevels, handoff, width, height
+PUSH_BYTES = 16  # common.glsl's Push: tailLevels, handoff, width, height
 NO_HANDOFF = MAX_BINDING_LEVELS  # pc.handoff when no level is shared between workgroups
 #: a pipeline: kernel, MAIN_LEVELS and HAS_TAIL (common.glsl's specialisation constants 1, 2)
-PipelineKey = tuple[PipelineKernel, int, bool]
+PipelineKey = tuple[PipelineKernel, int, bool, int]
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
 
 
@@ -139,12 +139,13 @@ class MipmapRunner:
         from .build_spirv import variant_name
         return variant_name(kernel, self.fmt.name, self.shuffle)
 
-    def pipeline(self, kernel: PipelineKernel, levels: int, tail: bool) -> Handle:
-        """The pipeline of `kernel` specialised for `levels` main-pass levels and a continuation or none."""
-        key: PipelineKey = (kernel, levels, tail)
+    def pipeline(self, kernel: PipelineKernel, levels: int, tail: bool, input_level: int = 0) -> Handle:
+        """The pipeline of `kernel` specialised for `levels` main-pass levels, a continuation or
+        none, and the main pass's input level."""
+        key: PipelineKey = (kernel, levels, tail, input_level)
         if key not in self._pipelines:
             vk = self.vk
-            consts = [self.ctx.info.subgroup_size, levels, int(tail)]
+            consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level]
             data = vk.ffi.new("uint32_t[]", consts)
             entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(consts))]
             spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(consts), pData=data)
@@ -258,9 +259,9 @@ class MipmapRunner:
         return out
 
     # ---- recording --------------------------------------------------------------------
-    def _push(self, cb: Handle, img: MipImage, level: int, tail: int, handoff: int) -> None:
+    def _push(self, cb: Handle, img: MipImage, tail: int, handoff: int) -> None:
         vk = self.vk
-        data = vk.ffi.new("uint32_t[5]", [level, tail, handoff, img.width, img.height])
+        data = vk.ffi.new("uint32_t[4]", [tail, handoff, img.width, img.height])
         vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, PUSH_BYTES, data)
 
     def _bind(self, cb: Handle, key: PipelineKey, img: MipImage) -> None:
@@ -282,12 +283,12 @@ class MipmapRunner:
         for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
             if k:
                 self._compute_barrier(cb)
-            key: PipelineKey = (d.kernel, d.levels, d.tail_levels > 0)
+            key: PipelineKey = (d.kernel, d.levels, d.tail_levels > 0, d.input_level)
             if key != current:
                 self._bind(cb, key, img)
                 current = key
             handoff = d.input_level + d.levels if d.tail_levels else NO_HANDOFF
-            self._push(cb, img, d.input_level, d.tail_levels, handoff)
+            self._push(cb, img, d.tail_levels, handoff)
             gx, gy = d.grid
             vk.vkCmdDispatch(cb, gx, gy, 1)
             if after_dispatch is not None:
@@ -298,9 +299,9 @@ class MipmapRunner:
         plan = spd_plan(img.width, img.height)
         if plan.mips == 0:
             return
-        self._bind(cb, ("spd", plan.main_levels, plan.tail_levels > 0), img)
+        self._bind(cb, ("spd", plan.main_levels, plan.tail_levels > 0, 0), img)
         handoff = plan.main_levels if plan.tail_levels else NO_HANDOFF
-        self._push(cb, img, 0, plan.tail_levels, handoff)
+        self._push(cb, img, plan.tail_levels, handoff)
         vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
 
     def record_blit(self, cb: Handle, img: MipImage) -> None:

@@ -35,11 +35,11 @@ layout(set = 0, binding = 1, std430) readonly buffer Tables { float tab[]; };
 // the hand-off counter: every workgroup adds 1; the last one resets it to 0
 layout(set = 0, binding = 2, std430) coherent buffer Counter { uint arrived; };
 
-// inputLevel: the main pass's input; tailLevels: levels the last workgroup makes after it
-// (from level inputLevel + MAIN_LEVELS); handoff: see above; width, height: level 0's size
-// (level k is max(1, size >> k): no image-size queries)
+// tailLevels: levels the last workgroup makes after the main pass (from level INPUT_LEVEL +
+// MAIN_LEVELS); handoff: see above; width, height: level 0's size (level k is
+// max(1, size >> k): no image-size queries)
 layout(push_constant) uniform Push {
-    uint inputLevel; uint tailLevels; uint handoff; uint width; uint height;
+    uint tailLevels; uint handoff; uint width; uint height;
 } pc;
 
 // Specialisation constants. The level count and whether a continuation follows are fixed
@@ -49,6 +49,10 @@ layout(push_constant) uniform Push {
 layout(constant_id = 0) const uint SUBGROUP_SIZE = 32;
 layout(constant_id = 1) const uint MAIN_LEVELS = 1;  // M, levels of the main pass
 layout(constant_id = 2) const uint HAS_TAIL = 0;     // 1: hand-off and continuation
+// The main pass's input level, a constant too: every level index of the main pass is then
+// known when the pipeline is made, and the switch that picks a level's image (below) folds
+// away instead of branching around each of the 16 loads and 5 stores of an invocation.
+layout(constant_id = 3) const uint INPUT_LEVEL = 0;
 
 // Levels are selected with constant indices (a switch): lavapipe lacks
 // shaderStorageImageArrayDynamicIndexing.
@@ -62,6 +66,18 @@ ivec2 levelSize(uint level) {
 #define RAW uvec4
 #else
 #define RAW vec4
+#endif
+// VAL: the values the kernels compute on. r32f computes on one float: the other three
+// channels of its loads are constants, and vec4 arithmetic on them was a quarter of the
+// kernel's float instructions spent on nothing.
+#ifdef FMT_R32F
+#define VAL float
+#define TO_RAW(v) vec4(v)
+#define FROM_RAW(r) (r).x
+#else
+#define VAL vec4
+#define TO_RAW(v) (v)
+#define FROM_RAW(r) (r)
 #endif
 RAW rawLoad(uint level, ivec2 p) {
     if (HAS_TAIL != 0u && level >= pc.handoff) {
@@ -173,7 +189,7 @@ float toHalf(float x) {
 #endif
 
 // The value the next level sees: what a store followed by a load gives back.
-vec4 roundtrip(vec4 v) {
+VAL roundtrip(VAL v) {
 #if QUANT8
     return decode(encode(v));
 #elif defined(FMT_RGBA16F)
@@ -183,18 +199,18 @@ vec4 roundtrip(vec4 v) {
 #endif
 }
 
-vec4 loadTexel(uint level, ivec2 p) {
+VAL loadTexel(uint level, ivec2 p) {
 #if CLAMP_EDGES
     p = min(p, levelSize(level) - 1);
 #endif
 #if QUANT8
     return decode(rawLoad(level, p));
 #else
-    return rawLoad(level, p);
+    return FROM_RAW(rawLoad(level, p));
 #endif
 }
 
-void storeTexel(uint level, ivec2 p, vec4 v) {
+void storeTexel(uint level, ivec2 p, VAL v) {
 #if CLAMP_EDGES
     ivec2 s = levelSize(level);
     if (p.x >= s.x || p.y >= s.y) return;
@@ -202,13 +218,13 @@ void storeTexel(uint level, ivec2 p, vec4 v) {
 #if QUANT8
     rawStore(level, p, encode(v));
 #else
-    rawStore(level, p, v);
+    rawStore(level, p, TO_RAW(v));
 #endif
 }
 
 // 2x2 box, vertical pairs first: ((TL + BL) / 2 + (TR + BR) / 2) / 2
-vec4 reduce4(vec4 tl, vec4 tr, vec4 bl, vec4 br) {
-    precise vec4 r = ((tl + bl) * 0.5 + (tr + br) * 0.5) * 0.5;
+VAL reduce4(VAL tl, VAL tr, VAL bl, VAL br) {
+    precise VAL r = ((tl + bl) * 0.5 + (tr + br) * 0.5) * 0.5;
     return r;
 }
 
@@ -216,10 +232,10 @@ vec4 reduce4(vec4 tl, vec4 tr, vec4 bl, vec4 br) {
 uint kernelSize(int d) { return d == 1 ? 1u : ((d & 1) == 0 ? 2u : 3u); }
 
 // one axis: output j of an input of size d with k taps
-vec4 taps(vec4 v0, vec4 v1, vec4 v2, uint k, int j, int d) {
+VAL taps(VAL v0, VAL v1, VAL v2, uint k, int j, int d) {
     if (k == 1u) return v0;
     if (k == 2u) {
-        precise vec4 r2 = (v0 + v1) * 0.5;
+        precise VAL r2 = (v0 + v1) * 0.5;
         return r2;
     }
     uint n = uint(d) >> 1;
@@ -227,24 +243,24 @@ vec4 taps(vec4 v0, vec4 v1, vec4 v2, uint k, int j, int d) {
     precise float w0 = rcp * float(n - uint(j));
     precise float w1 = rcp * float(n);
     precise float w2 = (1.0 - w0) - w1;
-    precise vec4 r3 = (w0 * v0 + w1 * v1) + w2 * v2;
+    precise VAL r3 = (w0 * v0 + w1 * v1) + w2 * v2;
     return r3;
 }
 
 uint flatWorkgroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
 // The exact box filter at output p of level L+1, from level L (vertical pass first).
-vec4 filterAt(uint L, ivec2 p) {
+VAL filterAt(uint L, ivec2 p) {
     ivec2 d = levelSize(L);
     uint kx = kernelSize(d.x), ky = kernelSize(d.y);
     ivec2 s = ivec2(kx > 1u ? 2 * p.x : p.x, ky > 1u ? 2 * p.y : p.y);
-    vec4 col[3];
+    VAL col[3];
     for (uint c = 0u; c < 3u; ++c) {
         if (c < kx) {
             ivec2 q = s + ivec2(c, 0);
-            vec4 v0 = loadTexel(L, q);
-            vec4 v1 = ky > 1u ? loadTexel(L, q + ivec2(0, 1)) : v0;
-            vec4 v2 = ky > 2u ? loadTexel(L, q + ivec2(0, 2)) : v0;
+            VAL v0 = loadTexel(L, q);
+            VAL v1 = ky > 1u ? loadTexel(L, q + ivec2(0, 1)) : v0;
+            VAL v2 = ky > 2u ? loadTexel(L, q + ivec2(0, 2)) : v0;
             col[c] = taps(v0, v1, v2, ky, p.y, d.y);
         } else {
             col[c] = col[0];

@@ -1,6 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Fast tiled kernel: M = MAIN_LEVELS levels from 2^M x 2^M tiles of level pc.inputLevel;
+// Fast tiled kernel: M = MAIN_LEVELS levels from 2^M x 2^M tiles of level INPUT_LEVEL;
 // then, with HAS_TAIL, the last workgroup makes the remaining levels.
 #define LOCAL_SIZE 256u
 layout(local_size_x = 256) in;
@@ -10,7 +10,7 @@ layout(local_size_x = 256) in;
 
 void main() {
     loadTables();
-    uint L = pc.inputLevel;
+    uint L = INPUT_LEVEL;
     const uint M = MAIN_LEVELS;
     // a team of 4^(M-1) invocations per 2^M tile; M = 6: the workgroup's 64 x 64 tile
     const uint teamLog = M == 6u ? 8u : 2u * (M - 1u);

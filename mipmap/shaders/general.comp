@@ -10,9 +10,9 @@ layout(local_size_x = 128) in;
 
 #define TILE 8
 #define SHARED_EDGE 17
-shared vec4 tileL1[SHARED_EDGE * SHARED_EDGE];
+shared VAL tileL1[SHARED_EDGE * SHARED_EDGE];
 
-vec4 sharedAt(int x, int y) { return tileL1[min(y, SHARED_EDGE - 1) * SHARED_EDGE + min(x, SHARED_EDGE - 1)]; }
+VAL sharedAt(int x, int y) { return tileL1[min(y, SHARED_EDGE - 1) * SHARED_EDGE + min(x, SHARED_EDGE - 1)]; }
 
 // one level: one invocation per output texel
 void onePass(uint L, uint wg, uint local) {
@@ -39,7 +39,7 @@ void twoPass(uint L, uint wg, uint local) {
         int ix = int(idx % SHARED_EDGE), iy = int(idx / SHARED_EDGE);
         ivec2 p = o1 + ivec2(ix, iy);
         if (ix < rx && iy < ry && p.x < s1.x && p.y < s1.y) {
-            vec4 v = roundtrip(filterAt(L, p));
+            VAL v = roundtrip(filterAt(L, p));
             storeTexel(L + 1u, p, v);
             tileL1[idx] = v;
         }
@@ -50,12 +50,12 @@ void twoPass(uint L, uint wg, uint local) {
         ivec2 p2 = o2 + ivec2(ox, oy);
         if (p2.x < s2.x && p2.y < s2.y) {
             int bx = kx1 > 1u ? 2 * ox : ox, by = ky1 > 1u ? 2 * oy : oy;
-            vec4 col[3];
+            VAL col[3];
             for (uint c = 0u; c < 3u; ++c) {
                 if (c < kx1) {
-                    vec4 v0 = sharedAt(bx + int(c), by);
-                    vec4 v1 = ky1 > 1u ? sharedAt(bx + int(c), by + 1) : v0;
-                    vec4 v2 = ky1 > 2u ? sharedAt(bx + int(c), by + 2) : v0;
+                    VAL v0 = sharedAt(bx + int(c), by);
+                    VAL v1 = ky1 > 1u ? sharedAt(bx + int(c), by + 1) : v0;
+                    VAL v2 = ky1 > 2u ? sharedAt(bx + int(c), by + 2) : v0;
                     col[c] = taps(v0, v1, v2, ky1, p2.y, s1.y);
                 } else {
                     col[c] = col[0];
@@ -68,7 +68,7 @@ void twoPass(uint L, uint wg, uint local) {
 
 void main() {
     loadTables();
-    uint L = pc.inputLevel;
+    uint L = INPUT_LEVEL;
     uint wg = flatWorkgroup();
     if (MAIN_LEVELS == 1u) onePass(L, wg, gl_LocalInvocationIndex);
     else twoPass(L, wg, gl_LocalInvocationIndex);

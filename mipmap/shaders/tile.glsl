@@ -1,6 +1,6 @@
 // The tile pass shared by the fast tiled kernel and the single-pass downsampler
 // (model: mipmap/tiled_model.py, tile_pass).
-shared vec4 exchange[256];
+shared VAL exchange[256];
 
 uvec2 morton(uint i) {
     uint x = (i & 1u) | ((i >> 1) & 2u) | ((i >> 2) & 4u) | ((i >> 3) & 8u);
@@ -9,7 +9,7 @@ uvec2 morton(uint i) {
 }
 
 // reduce4 of the four level-`src` texels under output o; partners past the edge replaced
-vec4 combine(uint src, ivec2 o, vec4 tl, vec4 tr, vec4 bl, vec4 br) {
+VAL combine(uint src, ivec2 o, VAL tl, VAL tr, VAL bl, VAL br) {
 #if CLAMP_EDGES
     ivec2 s = levelSize(src);
     if (2 * o.x + 1 >= s.x) { tr = tl; br = bl; }
@@ -18,7 +18,7 @@ vec4 combine(uint src, ivec2 o, vec4 tl, vec4 tr, vec4 bl, vec4 br) {
     return reduce4(tl, tr, bl, br);
 }
 
-vec4 quadAt(uint level, ivec2 p1) {
+VAL quadAt(uint level, ivec2 p1) {
     ivec2 b = 2 * p1;
     return reduce4(loadTexel(level, b), loadTexel(level, b + ivec2(1, 0)),
                    loadTexel(level, b + ivec2(0, 1)), loadTexel(level, b + ivec2(1, 1)));
@@ -29,12 +29,12 @@ vec4 quadAt(uint level, ivec2 p1) {
 // power-of-4 run of invocations); every invocation must call this.
 void tilePass(uint L, uint M, uint i, ivec2 origin, bool live, uint local) {
     ivec2 c = (origin >> 1) + ivec2(morton(i));
-    vec4 cur = roundtrip(quadAt(L, c));
+    VAL cur = roundtrip(quadAt(L, c));
     if (live) storeTexel(L + 1u, c, cur);
     uint cl = L + 1u;
     for (uint s = 0u; s + 1u < M; ++s) {
         uint step = 1u << (2u * s);
-        vec4 n1, n2, n3;
+        VAL n1, n2, n3;
 #if USE_SHUFFLE
         if (4u * step <= SUBGROUP_SIZE) {
             n1 = subgroupShuffleXor(cur, step);
@@ -51,7 +51,7 @@ void tilePass(uint L, uint M, uint i, ivec2 origin, bool live, uint local) {
             n3 = exchange[local ^ (3u * step)];
         }
         c >>= 1;
-        vec4 v = roundtrip(combine(cl, c, cur, n1, n2, n3));
+        VAL v = roundtrip(combine(cl, c, cur, n1, n2, n3));
         cl += 1u;
         if ((i & (4u * step - 1u)) == 0u) {
             cur = v;
@@ -63,7 +63,7 @@ void tilePass(uint L, uint M, uint i, ivec2 origin, bool live, uint local) {
 // 16 x 16 quadrant k (0..3) of a 32 x 32 square
 ivec2 quadrant(uint k) { return ivec2(int(k & 1u), int(k >> 1)) << 4; }
 
-vec4 pick4(vec4 a, vec4 b, vec4 c, vec4 d, uint k) {
+VAL pick4(VAL a, VAL b, VAL c, VAL d, uint k) {
     return k == 0u ? a : (k == 1u ? b : (k == 2u ? c : d));
 }
 
@@ -84,10 +84,10 @@ vec4 pick4(vec4 a, vec4 b, vec4 c, vec4 d, uint k) {
 void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
     ivec2 t = ivec2(morton(local));
     ivec2 o1 = origin >> 1;
-    vec4 q0 = quadAt(L, o1 + quadrant(0u) + t);
-    vec4 q1 = quadAt(L, o1 + quadrant(1u) + t);
-    vec4 q2 = quadAt(L, o1 + quadrant(2u) + t);
-    vec4 q3 = quadAt(L, o1 + quadrant(3u) + t);
+    VAL q0 = quadAt(L, o1 + quadrant(0u) + t);
+    VAL q1 = quadAt(L, o1 + quadrant(1u) + t);
+    VAL q2 = quadAt(L, o1 + quadrant(2u) + t);
+    VAL q3 = quadAt(L, o1 + quadrant(3u) + t);
     q0 = roundtrip(q0);
     q1 = roundtrip(q1);
     q2 = roundtrip(q2);
@@ -101,7 +101,7 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
     if (M < 2u) return;
     // L+2: g[m], the quadrant-j value of lane l ^ m, is the child at position j ^ m
     uint j = local & 3u;
-    vec4 g0 = pick4(q0, q1, q2, q3, j), g1, g2, g3;
+    VAL g0 = pick4(q0, q1, q2, q3, j), g1, g2, g3;
 #if USE_SHUFFLE
     if (4u <= SUBGROUP_SIZE) {
         g1 = subgroupShuffleXor(pick4(q0, q1, q2, q3, j ^ 1u), 1u);
@@ -125,12 +125,12 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
         }
     }
     ivec2 c = (origin >> 2) + (quadrant(j) >> 1) + ivec2(morton(local >> 2));
-    vec4 cur = roundtrip(combine(L + 1u, c, pick4(g0, g1, g2, g3, j), pick4(g0, g1, g2, g3, j ^ 1u),
+    VAL cur = roundtrip(combine(L + 1u, c, pick4(g0, g1, g2, g3, j), pick4(g0, g1, g2, g3, j ^ 1u),
                                  pick4(g0, g1, g2, g3, j ^ 2u), pick4(g0, g1, g2, g3, j ^ 3u)));
     if (live) storeTexel(L + 2u, c, cur);
     if (M < 3u) return;
     // L+3: partners l ^ 4 (right), l ^ 8 (below), l ^ 12; writers: bits 2 and 3 clear
-    vec4 n1, n2, n3;
+    VAL n1, n2, n3;
 #if USE_SHUFFLE
     if (16u <= SUBGROUP_SIZE) {
         n1 = subgroupShuffleXor(cur, 4u);
@@ -167,7 +167,7 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
             ivec2 p = ivec2(int(local) % e, int(local) / e);
             uint b = src + uint(2 * p.y * 2 * e + 2 * p.x);
             ivec2 o = (origin >> int(n)) + p;
-            vec4 v = roundtrip(combine(L + n - 1u, o, exchange[b], exchange[b + 1u],
+            VAL v = roundtrip(combine(L + n - 1u, o, exchange[b], exchange[b + 1u],
                                        exchange[b + uint(2 * e)], exchange[b + uint(2 * e) + 1u]));
             if (live) storeTexel(L + n, o, v);
             exchange[dst + local] = v;
