@@ -19,7 +19,7 @@ from fdm.options import choice
 from vk_tests.harness import Handle, Vulkan
 
 from .formats import Format, Texels, tables
-from .plan import ALGORITHMS, SPD_MAX_SIZE, Algorithm, Dispatch, spd_plan, split_groups, tiled_plan
+from .plan import ALGORITHMS, SPD_MAX_SIZE, SPD_TILE, Algorithm, Dispatch, spd_plan, split_groups, tiled_plan
 from .reference import level_sizes
 
 __all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "split_groups"]
@@ -30,7 +30,7 @@ MAX_BINDING_LEVELS = 16
 PUSH_BYTES = 16  # common.glsl's Push: tailLevels, handoff, width, height
 NO_HANDOFF = MAX_BINDING_LEVELS  # pc.handoff when no level is shared between workgroups
 #: a pipeline: kernel, MAIN_LEVELS and HAS_TAIL (common.glsl's specialisation constants 1, 2)
-PipelineKey = tuple[PipelineKernel, int, bool, int]
+PipelineKey = tuple[PipelineKernel, int, bool, int, bool]
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
 
 
@@ -139,13 +139,15 @@ class MipmapRunner:
         from .build_spirv import variant_name
         return variant_name(kernel, self.fmt.name, self.shuffle)
 
-    def pipeline(self, kernel: PipelineKernel, levels: int, tail: bool, input_level: int = 0) -> Handle:
+    def pipeline(self, kernel: PipelineKernel, levels: int, tail: bool, input_level: int = 0,
+                 whole_tiles: bool = False) -> Handle:
         """The pipeline of `kernel` specialised for `levels` main-pass levels, a continuation or
-        none, and the main pass's input level."""
-        key: PipelineKey = (kernel, levels, tail, input_level)
+        none, the main pass's input level and (single-pass downsampler) whether the size is a
+        multiple of 64 in both axes."""
+        key: PipelineKey = (kernel, levels, tail, input_level, whole_tiles)
         if key not in self._pipelines:
             vk = self.vk
-            consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level]
+            consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level, int(whole_tiles)]
             data = vk.ffi.new("uint32_t[]", consts)
             entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(consts))]
             spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(consts), pData=data)
@@ -283,7 +285,7 @@ class MipmapRunner:
         for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
             if k:
                 self._compute_barrier(cb)
-            key: PipelineKey = (d.kernel, d.levels, d.tail_levels > 0, d.input_level)
+            key: PipelineKey = (d.kernel, d.levels, d.tail_levels > 0, d.input_level, False)
             if key != current:
                 self._bind(cb, key, img)
                 current = key
@@ -299,7 +301,8 @@ class MipmapRunner:
         plan = spd_plan(img.width, img.height)
         if plan.mips == 0:
             return
-        self._bind(cb, ("spd", plan.main_levels, plan.tail_levels > 0, 0), img)
+        whole = img.width % SPD_TILE == 0 and img.height % SPD_TILE == 0
+        self._bind(cb, ("spd", plan.main_levels, plan.tail_levels > 0, 0, whole), img)
         handoff = plan.main_levels if plan.tail_levels else NO_HANDOFF
         self._push(cb, img, plan.tail_levels, handoff)
         vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)

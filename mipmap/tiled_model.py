@@ -22,8 +22,10 @@ Fast kernel (input sizes divisible by 2^M, 256-invocation workgroups):
 * M = 6: each workgroup owns a 64 x 64 tile (:func:`tile64_pass`, shared with the
   single-pass downsampler): invocation l makes texel morton(l) of each 16 x 16 quadrant of
   level L+1, lane l & 3 of each group of four makes its quadrant's texel of L+2, L+3 is an
-  xor stage over l ^ 4, 8, 12, and L+4 .. L+6 are gathered in shared memory and made by
-  the first 16, 4 and 1 invocations.
+  xor stage over l ^ 4, 8, 12, and the level-L+3 texels are gathered in shared memory:
+  with shuffles (subgroups of 16 or more) lanes 0..15 make L+4 from there and L+5, L+6 by
+  xor stages among themselves, otherwise the first 16, 4 and 1 invocations make L+4, L+5,
+  L+6 from shared memory, a barrier per level.
 
 General kernel (any size, 128-invocation workgroups): M = 1 is one invocation per output
 texel; M = 2 gives each workgroup an 8x8 tile of L+2, for which it computes the up to
@@ -207,7 +209,9 @@ def tile64_pass(m: Machine, lanes: Lanes, level: int, levels: int, device: Devic
     four 16 x 16 quadrants of level L+1; lane j = l & 3 of each group of four makes
     quadrant j's level-L+2 texel from its partners' values; L+3 is an xor stage over
     l ^ 4, 8, 12; from L+4 on the level-L+3 texels are gathered in shared memory and the
-    first 16, 4, 1 invocations make one texel each of L+4, L+5, L+6."""
+    first 16, 4, 1 invocations make one texel each of L+4, L+5, L+6 (with shuffles and
+    subgroups of 16 or more: lanes 0..15 at morton(l) make L+4 from shared memory, and
+    L+5, L+6 by xor stages among them)."""
     gid, act, local = lanes.gid, lanes.active, lanes.local
     tx, ty = morton_decode(local)
     ox1, oy1 = lanes.ox >> 1, lanes.oy >> 1
@@ -249,6 +253,28 @@ def tile64_pass(m: Machine, lanes: Lanes, level: int, levels: int, device: Devic
     tile = np.zeros((nwg, e, e) + cur.shape[1:], F32)
     w3 = writer
     tile[lanes.wg[w3], (cy - (lanes.oy >> 3))[w3], (cx - (lanes.ox >> 3))[w3]] = cur[w3]
+    if levels < 4:
+        return
+    if device.uses_shuffle(4):
+        # one subgroup finishes: lanes 0..15 at morton(l) make L+4, then L+5 and L+6 by
+        # shuffles among them (l ^ 1, 2, 3 and l ^ 4, 8, 12)
+        if m.trace is not None:
+            m.trace.stages.append((level + 4, "gather", (0, 0, 0)))
+        mine = local < 16
+        px, py = morton_decode(np.where(mine, local, 0))
+        kids = [tile[lanes.wg, 2 * py + b, 2 * px + a] for a, b in ((0, 0), (1, 0), (0, 1), (1, 1))]
+        ox, oy = (lanes.ox >> 4) + px, (lanes.oy >> 4) + py
+        cur = m.roundtrip(_combine(m, level + 3, ox, oy, *kids))
+        m.store(level + 4, ox, oy, cur, gid, act & mine)
+        for n, step in ((5, 1), (6, 4)):
+            if levels < n:
+                return
+            nb = _xor_stage(m, lanes, cur, step, level + n, device)
+            ox, oy = ox >> 1, oy >> 1
+            cur = m.roundtrip(_combine(m, level + n - 1, ox, oy, cur, nb[0], nb[1], nb[2]))
+            mine = mine & (local & (4 * step - 1) == 0)
+            m.store(level + n, ox, oy, cur, gid, act & mine)
+        return
     for n in range(4, levels + 1):
         if m.trace is not None:
             m.trace.stages.append((level + n, "gather", (0, 0, 0)))

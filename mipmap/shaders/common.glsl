@@ -53,6 +53,12 @@ layout(constant_id = 2) const uint HAS_TAIL = 0;     // 1: hand-off and continua
 // known when the pipeline is made, and the switch that picks a level's image (below) folds
 // away instead of branching around each of the 16 loads and 5 stores of an invocation.
 layout(constant_id = 3) const uint INPUT_LEVEL = 0;
+// Kernels with CLAMP_EDGES (the single-pass downsampler): 1 when width and height are
+// multiples of 64, so that levels 0..6 split into whole 64 x 64 tiles and only the last
+// workgroup's levels (6 and up) can be addressed past an edge; the main pass then does
+// without the clamp of every load, the bounds test of every store and the edge partners.
+layout(constant_id = 4) const uint WHOLE_TILES = 0;
+bool clampLevel(uint level) { return WHOLE_TILES == 0u || level >= 6u; }
 
 // Levels are selected with constant indices (a switch): lavapipe lacks
 // shaderStorageImageArrayDynamicIndexing.
@@ -201,7 +207,7 @@ VAL roundtrip(VAL v) {
 
 VAL loadTexel(uint level, ivec2 p) {
 #if CLAMP_EDGES
-    p = min(p, levelSize(level) - 1);
+    if (clampLevel(level)) p = min(p, levelSize(level) - 1);
 #endif
 #if QUANT8
     return decode(rawLoad(level, p));
@@ -213,7 +219,7 @@ VAL loadTexel(uint level, ivec2 p) {
 void storeTexel(uint level, ivec2 p, VAL v) {
 #if CLAMP_EDGES
     ivec2 s = levelSize(level);
-    if (p.x >= s.x || p.y >= s.y) return;
+    if (clampLevel(level) && (p.x >= s.x || p.y >= s.y)) return;
 #endif
 #if QUANT8
     rawStore(level, p, encode(v));

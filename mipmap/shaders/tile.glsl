@@ -11,9 +11,11 @@ uvec2 morton(uint i) {
 // reduce4 of the four level-`src` texels under output o; partners past the edge replaced
 VAL combine(uint src, ivec2 o, VAL tl, VAL tr, VAL bl, VAL br) {
 #if CLAMP_EDGES
-    ivec2 s = levelSize(src);
-    if (2 * o.x + 1 >= s.x) { tr = tl; br = bl; }
-    if (2 * o.y + 1 >= s.y) { bl = tl; br = tr; }
+    if (clampLevel(src)) {
+        ivec2 s = levelSize(src);
+        if (2 * o.x + 1 >= s.x) { tr = tl; br = bl; }
+        if (2 * o.y + 1 >= s.y) { bl = tl; br = tr; }
+    }
 #endif
     return reduce4(tl, tr, bl, br);
 }
@@ -78,9 +80,11 @@ VAL pick4(VAL a, VAL b, VAL c, VAL d, uint k) {
 //   j = l & 3 makes quadrant j's texel from its partners' quadrant-j values, so every
 //   invocation makes one texel and nothing is computed twice;
 // * L+3: the usual xor stage over lanes l ^ 4, 8, 12;
-// * L+4 .. L+6: the level-L+3 texels go to shared memory once, and only the invocations a
-//   level needs (16, 4, 1) read their children there, a barrier per level: no lane rounds
-//   a value another lane also rounds (sRGB's encode is the expensive part).
+// * L+4 .. L+6: the level-L+3 texels go to shared memory once; 16 invocations of one
+//   subgroup make L+4 from there and L+5, L+6 by shuffles among themselves, with no
+//   further barrier (without shuffles, or in subgroups under 16: the invocations a level
+//   needs, 16, 4, 1, read their children in shared memory, a barrier per level). No lane
+//   rounds a value another lane also rounds (8-bit encodes are the expensive part).
 void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
     ivec2 t = ivec2(morton(local));
     ivec2 o1 = origin >> 1;
@@ -159,6 +163,33 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
         ivec2 p = c - (origin >> 3);
         exchange[p.y * 8 + p.x] = cur;
     }
+#if USE_SHUFFLE
+    if (SUBGROUP_SIZE >= 16u) {
+        // one subgroup finishes: 16 invocations make L+4 from shared memory, L+5 and L+6
+        // by shuffles among them (l ^ 1, 2, 3, then l ^ 4, 8, 12); no further barrier
+        barrier();
+        if (local < 16u) {
+            ivec2 p = ivec2(morton(local));
+            uint b = uint(16 * p.y + 2 * p.x);
+            ivec2 o = (origin >> 4) + p;
+            VAL v = roundtrip(combine(L + 3u, o, exchange[b], exchange[b + 1u], exchange[b + 8u], exchange[b + 9u]));
+            if (live) storeTexel(L + 4u, o, v);
+            if (M >= 5u) {
+                VAL n1 = subgroupShuffleXor(v, 1u), n2 = subgroupShuffleXor(v, 2u), n3 = subgroupShuffleXor(v, 3u);
+                o >>= 1;
+                v = roundtrip(combine(L + 4u, o, v, n1, n2, n3));
+                if (live && (local & 3u) == 0u) storeTexel(L + 5u, o, v);
+                if (M >= 6u) {
+                    n1 = subgroupShuffleXor(v, 4u); n2 = subgroupShuffleXor(v, 8u); n3 = subgroupShuffleXor(v, 12u);
+                    o >>= 1;
+                    v = roundtrip(combine(L + 5u, o, v, n1, n2, n3));
+                    if (live && local == 0u) storeTexel(L + 6u, o, v);
+                }
+            }
+        }
+        return;
+    }
+#endif
     uint src = 0u, dst = 64u;
     for (uint n = 4u; n <= M; ++n) {
         barrier();
