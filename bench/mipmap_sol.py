@@ -23,7 +23,8 @@ VK_IMAGE_TILING_OPTIMAL storage images reach? Kernels (bench/sol/*.comp), per fo
 * chain:    the tiled generator (MipmapRunner, mipmap_bench.time_algorithm, as in
             bench/results/h100.md), "of floor" = floor bytes / median / bufcopy bandwidth.
 
-Formats: rgba8 (R8G8B8A8_UNORM image, R8G8B8A8_UINT storage view, as mipmap/ uses it), r32f,
+Formats: rgba8 (R8G8B8A8_UNORM image, R8G8B8A8_UINT storage view, as mipmap/ used it before
+its R32_UINT views), r32f,
 rgba16f, and rgba8n (R8G8B8A8_UNORM image and view, no MUTABLE_FORMAT; not a generator format).
 Level 0 holds pseudo-random texels written by bench/sol/fill.comp (no host upload).
 
@@ -85,7 +86,10 @@ class SolFormat:
         self.name = name
         self.fmt: Format = get_format("rgba8" if name == "rgba8n" else name)
         self.image_format = self.fmt.vk_format_name
-        self.view_format = "VK_FORMAT_R8G8B8A8_UNORM" if name == "rgba8n" else self.fmt.vk_view_format_name
+        # this file's shaders read 8-bit texels through an R8G8B8A8_UINT view (mipmap/ itself
+        # now packs them in R32_UINT words)
+        self.view_format = ("VK_FORMAT_R8G8B8A8_UNORM" if name == "rgba8n" else
+                            "VK_FORMAT_R8G8B8A8_UINT" if self.fmt.quantised_8bit else self.fmt.vk_view_format_name)
         self.bpt = self.fmt.bytes_per_texel
 
 

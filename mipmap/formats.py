@@ -54,8 +54,8 @@ class Format:
 
 FORMATS: dict[FormatName, Format] = {
     "r32f": Format("r32f", 1, np.float32, "VK_FORMAT_R32_SFLOAT", "VK_FORMAT_R32_SFLOAT"),
-    "rgba8": Format("rgba8", 4, np.uint8, "VK_FORMAT_R8G8B8A8_UNORM", "VK_FORMAT_R8G8B8A8_UINT"),
-    "srgba8": Format("srgba8", 4, np.uint8, "VK_FORMAT_R8G8B8A8_SRGB", "VK_FORMAT_R8G8B8A8_UINT", srgb=True),
+    "rgba8": Format("rgba8", 4, np.uint8, "VK_FORMAT_R8G8B8A8_UNORM", "VK_FORMAT_R32_UINT"),
+    "srgba8": Format("srgba8", 4, np.uint8, "VK_FORMAT_R8G8B8A8_SRGB", "VK_FORMAT_R32_UINT", srgb=True),
     "rgba16f": Format("rgba16f", 4, np.float16, "VK_FORMAT_R16G16B16A16_SFLOAT", "VK_FORMAT_R16G16B16A16_SFLOAT"),
 }
 

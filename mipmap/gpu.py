@@ -2,9 +2,9 @@
 downsampler, and the vkCmdBlitImage chain a user would otherwise write.
 
 The image holds the format's texels; the compute shaders access it through a storage view
-(R8G8B8A8_UINT for the 8-bit formats, so that quantisation happens in the shader exactly
-as in mipmap/formats.py). Every algorithm starts from level 0 in GENERAL layout and leaves
-all levels in GENERAL layout.
+(R32_UINT for the 8-bit formats, four codes packed in one word, so that quantisation
+happens in the shader exactly as in mipmap/formats.py). Every algorithm starts from level 0
+in GENERAL layout and leaves all levels in GENERAL layout.
 """
 from __future__ import annotations
 

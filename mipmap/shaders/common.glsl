@@ -14,15 +14,23 @@
 #endif
 
 #define MAX_LEVELS 16
+#if defined(FMT_RGBA8) || defined(FMT_SRGBA8)
+#define TEXEL_VEC4 uvec4
+#else
+#define TEXEL_VEC4 vec4
+#endif
 #define TAB_UNORM 0
 #define TAB_SRGB 256
 #define TAB_THRESH 512
 #define TAB_RCP 768
 
 #if defined(FMT_RGBA8) || defined(FMT_SRGBA8)
+// 8-bit formats through R32_UINT views of the RGBA8 image (same 32-bit texel block): a load
+// is one register until it is decoded instead of four, which keeps a lane's 16 loads in
+// flight at a quarter of the registers; the shader unpacks and packs the four codes.
 #define QUANT8 1
-layout(set = 0, binding = 0, rgba8ui) uniform uimage2D levels[MAX_LEVELS];
-layout(set = 0, binding = 3, rgba8ui) uniform coherent uimage2D shared_levels[MAX_LEVELS];
+layout(set = 0, binding = 0, r32ui) uniform uimage2D levels[MAX_LEVELS];
+layout(set = 0, binding = 3, r32ui) uniform coherent uimage2D shared_levels[MAX_LEVELS];
 #elif defined(FMT_RGBA16F)
 layout(set = 0, binding = 0, rgba16f) uniform image2D levels[MAX_LEVELS];
 layout(set = 0, binding = 3, rgba16f) uniform coherent image2D shared_levels[MAX_LEVELS];
@@ -68,11 +76,7 @@ ivec2 levelSize(uint level) {
     return max(ivec2(1), ivec2(int(pc.width), int(pc.height)) >> int(level));
 }
 
-#if QUANT8
-#define RAW uvec4
-#else
-#define RAW vec4
-#endif
+#define RAW TEXEL_VEC4
 // VAL: the values the kernels compute on. r32f computes on one float: the other three
 // channels of its loads are constants, and vec4 arithmetic on them was a quarter of the
 // kernel's float instructions spent on nothing.
@@ -194,15 +198,30 @@ float toHalf(float x) {
 }
 #endif
 
-// The value the next level sees: what a store followed by a load gives back.
-VAL roundtrip(VAL v) {
+// CODE: what a level stores, before packing: the four 8-bit codes, the float16 values
+// (as float32), or the float32 value. toCode quantises, fromCode gives back the value the
+// next level sees (what a store followed by a load gives back); a kernel keeps the code of
+// a value it stores, so that nothing is quantised twice.
 #if QUANT8
-    return decode(encode(v));
+#define CODE uvec4
+CODE toCode(VAL v) { return encode(v); }
+VAL fromCode(CODE k) { return decode(k); }
+uint packCodes(uvec4 k) { return k.x | (k.y << 8) | (k.z << 16) | (k.w << 24); }
+uvec4 unpackCodes(uint x) { return uvec4(x, x >> 8, x >> 16, x >> 24) & 0xffu; }
 #elif defined(FMT_RGBA16F)
-    return vec4(toHalf(v.x), toHalf(v.y), toHalf(v.z), toHalf(v.w));
+#define CODE VAL
+CODE toCode(VAL v) { return vec4(toHalf(v.x), toHalf(v.y), toHalf(v.z), toHalf(v.w)); }
+VAL fromCode(CODE k) { return k; }
 #else
-    return v;
+#define CODE VAL
+CODE toCode(VAL v) { return v; }
+VAL fromCode(CODE k) { return k; }
 #endif
+
+// quantise v: the value the next level sees, and in `code` what to store
+VAL quantise(VAL v, out CODE code) {
+    code = toCode(v);
+    return fromCode(code);
 }
 
 VAL loadTexel(uint level, ivec2 p) {
@@ -210,23 +229,25 @@ VAL loadTexel(uint level, ivec2 p) {
     if (clampLevel(level)) p = min(p, levelSize(level) - 1);
 #endif
 #if QUANT8
-    return decode(rawLoad(level, p));
+    return decode(unpackCodes(rawLoad(level, p).x));
 #else
     return FROM_RAW(rawLoad(level, p));
 #endif
 }
 
-void storeTexel(uint level, ivec2 p, VAL v) {
+void storeCode(uint level, ivec2 p, CODE code) {
 #if CLAMP_EDGES
     ivec2 s = levelSize(level);
     if (clampLevel(level) && (p.x >= s.x || p.y >= s.y)) return;
 #endif
 #if QUANT8
-    rawStore(level, p, encode(v));
+    rawStore(level, p, uvec4(packCodes(code), 0u, 0u, 0u));
 #else
-    rawStore(level, p, TO_RAW(v));
+    rawStore(level, p, TO_RAW(code));
 #endif
 }
+
+void storeTexel(uint level, ivec2 p, VAL v) { storeCode(level, p, toCode(v)); }
 
 // 2x2 box, vertical pairs first: ((TL + BL) / 2 + (TR + BR) / 2) / 2
 VAL reduce4(VAL tl, VAL tr, VAL bl, VAL br) {
@@ -305,7 +326,7 @@ void tailChain(uint L, uint count) {
         uint n = uint(s.x * s.y);
         for (uint idx = gl_LocalInvocationIndex; idx < n; idx += LOCAL_SIZE) {
             ivec2 p = ivec2(idx % uint(s.x), idx / uint(s.x));
-            storeTexel(k + 1u, p, roundtrip(filterAt(k, p)));
+            storeTexel(k + 1u, p, filterAt(k, p));
         }
         memoryBarrierImage();
         barrier();

@@ -20,7 +20,7 @@ void onePass(uint L, uint wg, uint local) {
     uint gid = wg * 128u + local;
     if (gid < uint(s1.x * s1.y)) {
         ivec2 p = ivec2(gid % uint(s1.x), gid / uint(s1.x));
-        storeTexel(L + 1u, p, roundtrip(filterAt(L, p)));
+        storeTexel(L + 1u, p, filterAt(L, p));
     }
 }
 
@@ -39,8 +39,9 @@ void twoPass(uint L, uint wg, uint local) {
         int ix = int(idx % SHARED_EDGE), iy = int(idx / SHARED_EDGE);
         ivec2 p = o1 + ivec2(ix, iy);
         if (ix < rx && iy < ry && p.x < s1.x && p.y < s1.y) {
-            VAL v = roundtrip(filterAt(L, p));
-            storeTexel(L + 1u, p, v);
+            CODE k;
+            VAL v = quantise(filterAt(L, p), k);
+            storeCode(L + 1u, p, k);
             tileL1[idx] = v;
         }
     }
@@ -61,7 +62,7 @@ void twoPass(uint L, uint wg, uint local) {
                     col[c] = col[0];
                 }
             }
-            storeTexel(L + 2u, p2, roundtrip(taps(col[0], col[1], col[2], kx1, p2.x, s1.x)));
+            storeTexel(L + 2u, p2, taps(col[0], col[1], col[2], kx1, p2.x, s1.x));
         }
     }
 }

@@ -31,8 +31,9 @@ VAL quadAt(uint level, ivec2 p1) {
 // power-of-4 run of invocations); every invocation must call this.
 void tilePass(uint L, uint M, uint i, ivec2 origin, bool live, uint local) {
     ivec2 c = (origin >> 1) + ivec2(morton(i));
-    VAL cur = roundtrip(quadAt(L, c));
-    if (live) storeTexel(L + 1u, c, cur);
+    CODE k;
+    VAL cur = quantise(quadAt(L, c), k);
+    if (live) storeCode(L + 1u, c, k);
     uint cl = L + 1u;
     for (uint s = 0u; s + 1u < M; ++s) {
         uint step = 1u << (2u * s);
@@ -53,11 +54,11 @@ void tilePass(uint L, uint M, uint i, ivec2 origin, bool live, uint local) {
             n3 = exchange[local ^ (3u * step)];
         }
         c >>= 1;
-        VAL v = roundtrip(combine(cl, c, cur, n1, n2, n3));
+        VAL v = quantise(combine(cl, c, cur, n1, n2, n3), k);
         cl += 1u;
         if ((i & (4u * step - 1u)) == 0u) {
             cur = v;
-            if (live) storeTexel(cl, c, v);
+            if (live) storeCode(cl, c, k);
         }
     }
 }
@@ -92,15 +93,16 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
     VAL q1 = quadAt(L, o1 + quadrant(1u) + t);
     VAL q2 = quadAt(L, o1 + quadrant(2u) + t);
     VAL q3 = quadAt(L, o1 + quadrant(3u) + t);
-    q0 = roundtrip(q0);
-    q1 = roundtrip(q1);
-    q2 = roundtrip(q2);
-    q3 = roundtrip(q3);
+    CODE k0, k1, k2, k3;
+    q0 = quantise(q0, k0);
+    q1 = quantise(q1, k1);
+    q2 = quantise(q2, k2);
+    q3 = quantise(q3, k3);
     if (live) {
-        storeTexel(L + 1u, o1 + quadrant(0u) + t, q0);
-        storeTexel(L + 1u, o1 + quadrant(1u) + t, q1);
-        storeTexel(L + 1u, o1 + quadrant(2u) + t, q2);
-        storeTexel(L + 1u, o1 + quadrant(3u) + t, q3);
+        storeCode(L + 1u, o1 + quadrant(0u) + t, k0);
+        storeCode(L + 1u, o1 + quadrant(1u) + t, k1);
+        storeCode(L + 1u, o1 + quadrant(2u) + t, k2);
+        storeCode(L + 1u, o1 + quadrant(3u) + t, k3);
     }
     if (M < 2u) return;
     // L+2: g[m], the quadrant-j value of lane l ^ m, is the child at position j ^ m
@@ -129,9 +131,10 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
         }
     }
     ivec2 c = (origin >> 2) + (quadrant(j) >> 1) + ivec2(morton(local >> 2));
-    VAL cur = roundtrip(combine(L + 1u, c, pick4(g0, g1, g2, g3, j), pick4(g0, g1, g2, g3, j ^ 1u),
-                                 pick4(g0, g1, g2, g3, j ^ 2u), pick4(g0, g1, g2, g3, j ^ 3u)));
-    if (live) storeTexel(L + 2u, c, cur);
+    CODE k;
+    VAL cur = quantise(combine(L + 1u, c, pick4(g0, g1, g2, g3, j), pick4(g0, g1, g2, g3, j ^ 1u),
+                               pick4(g0, g1, g2, g3, j ^ 2u), pick4(g0, g1, g2, g3, j ^ 3u)), k);
+    if (live) storeCode(L + 2u, c, k);
     if (M < 3u) return;
     // L+3: partners l ^ 4 (right), l ^ 8 (below), l ^ 12; writers: bits 2 and 3 clear
     VAL n1, n2, n3;
@@ -151,9 +154,9 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
         n3 = exchange[local ^ 12u];
     }
     c >>= 1;
-    cur = roundtrip(combine(L + 2u, c, cur, n1, n2, n3));
+    cur = quantise(combine(L + 2u, c, cur, n1, n2, n3), k);
     bool writer = (local & 12u) == 0u;
-    if (live && writer) storeTexel(L + 3u, c, cur);
+    if (live && writer) storeCode(L + 3u, c, k);
     if (M < 4u) return;
     // L+4 ..: gather. The level-L+3 texel at p (8 x 8 tile) goes to exchange[p.y * 8 + p.x];
     // level n's texel p (tile edge e) is made by invocation p.y * e + p.x from the children
@@ -172,18 +175,18 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
             ivec2 p = ivec2(morton(local));
             uint b = uint(16 * p.y + 2 * p.x);
             ivec2 o = (origin >> 4) + p;
-            VAL v = roundtrip(combine(L + 3u, o, exchange[b], exchange[b + 1u], exchange[b + 8u], exchange[b + 9u]));
-            if (live) storeTexel(L + 4u, o, v);
+            VAL v = quantise(combine(L + 3u, o, exchange[b], exchange[b + 1u], exchange[b + 8u], exchange[b + 9u]), k);
+            if (live) storeCode(L + 4u, o, k);
             if (M >= 5u) {
                 VAL n1 = subgroupShuffleXor(v, 1u), n2 = subgroupShuffleXor(v, 2u), n3 = subgroupShuffleXor(v, 3u);
                 o >>= 1;
-                v = roundtrip(combine(L + 4u, o, v, n1, n2, n3));
-                if (live && (local & 3u) == 0u) storeTexel(L + 5u, o, v);
+                v = quantise(combine(L + 4u, o, v, n1, n2, n3), k);
+                if (live && (local & 3u) == 0u) storeCode(L + 5u, o, k);
                 if (M >= 6u) {
                     n1 = subgroupShuffleXor(v, 4u); n2 = subgroupShuffleXor(v, 8u); n3 = subgroupShuffleXor(v, 12u);
                     o >>= 1;
-                    v = roundtrip(combine(L + 5u, o, v, n1, n2, n3));
-                    if (live && local == 0u) storeTexel(L + 6u, o, v);
+                    v = quantise(combine(L + 5u, o, v, n1, n2, n3), k);
+                    if (live && local == 0u) storeCode(L + 6u, o, k);
                 }
             }
         }
@@ -198,9 +201,9 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
             ivec2 p = ivec2(int(local) % e, int(local) / e);
             uint b = src + uint(2 * p.y * 2 * e + 2 * p.x);
             ivec2 o = (origin >> int(n)) + p;
-            VAL v = roundtrip(combine(L + n - 1u, o, exchange[b], exchange[b + 1u],
-                                       exchange[b + uint(2 * e)], exchange[b + uint(2 * e) + 1u]));
-            if (live) storeTexel(L + n, o, v);
+            VAL v = quantise(combine(L + n - 1u, o, exchange[b], exchange[b + 1u],
+                                     exchange[b + uint(2 * e)], exchange[b + uint(2 * e) + 1u]), k);
+            if (live) storeCode(L + n, o, k);
             exchange[dst + local] = v;
         }
         uint tmp = src; src = dst; dst = tmp;
