@@ -122,6 +122,9 @@ void rawStore(uint level, ivec2 p, RAW v) {
 // kernels bound by load instructions): decode values and the 255 encode thresholds.
 shared float srgbLut[256];
 shared float srgbThresh[256];
+// entry g: threshold g, the decoded codes g and g + 1 (one 16-byte look-up quantises a
+// channel: the guess g, then the threshold picks the code and its value)
+shared vec4 srgbStep[255];
 #endif
 
 // Every kernel calls this first, in uniform control flow.
@@ -131,6 +134,8 @@ void loadTables() {
         srgbLut[i] = tab[TAB_SRGB + i];
         srgbThresh[i] = tab[TAB_THRESH + i];
     }
+    for (uint i = gl_LocalInvocationIndex; i < 255u; i += LOCAL_SIZE)
+        srgbStep[i] = vec4(tab[TAB_THRESH + i], tab[TAB_SRGB + i], tab[TAB_SRGB + i + 1u], 0.0);
     barrier();
 #endif
 }
@@ -141,16 +146,27 @@ uint encodeUnorm(float v) {
     return uint(t);
 }
 #ifdef FMT_SRGBA8
-uint encodeSrgb(float v) {
-    // The code is the number of thresholds t <= v (thresholds: the linear values of the
-    // code mid-points). A guess from the sRGB curve: y = s * 255 + 0.5 is within 1e-3 of
-    // its exact value even at the Vulkan precision bounds of pow (exp2 3 + 2|x| ulp, log2
-    // 3 ulp or 2^-21; tests/mipmap/test_formats.py), so g = floor(y - 1/16) is the code or
-    // the code minus one, and one threshold decides: a single table look-up per channel.
+// The code is the number of thresholds t <= v (thresholds: the linear values of the code
+// mid-points). A guess from the sRGB curve: y = s * 255 + 0.5 is within 1e-3 of its exact
+// value even at the Vulkan precision bounds of pow (exp2 3 + 2|x| ulp, log2 3 ulp or
+// 2^-21; tests/mipmap/test_formats.py), so g = floor(y - 1/16) is the code or the code
+// minus one, and threshold g decides.
+uint srgbGuess(float v) {
     float c = clamp(v, 0.0, 1.0);
     float s = c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055;
-    uint g = uint(clamp(s * 255.0 + (0.5 - 0.0625), 0.0, 254.0));
+    return uint(clamp(s * 255.0 + (0.5 - 0.0625), 0.0, 254.0));
+}
+uint encodeSrgb(float v) {
+    uint g = srgbGuess(v);
     return srgbThresh[g] <= v ? g + 1u : g;
+}
+// the code of v and, from the same look-up, its decoded value
+float quantiseSrgb(float v, out uint k) {
+    uint g = srgbGuess(v);
+    vec4 e = srgbStep[g];
+    bool up = e.x <= v;
+    k = up ? g + 1u : g;
+    return up ? e.z : e.y;
 }
 #endif
 uvec4 encode(vec4 v) {
@@ -220,8 +236,17 @@ VAL fromCode(CODE k) { return k; }
 
 // quantise v: the value the next level sees, and in `code` what to store
 VAL quantise(VAL v, out CODE code) {
+#ifdef FMT_SRGBA8
+    uint kr, kg, kb;
+    float r = quantiseSrgb(v.x, kr), g = quantiseSrgb(v.y, kg), b = quantiseSrgb(v.z, kb);
+    uint ka = encodeUnorm(v.w);
+    precise float a = codeToFloat(uvec4(ka)).x * UNORM_SCALE;
+    code = uvec4(kr, kg, kb, ka);
+    return vec4(r, g, b, a);
+#else
     code = toCode(v);
     return fromCode(code);
+#endif
 }
 
 VAL loadTexel(uint level, ivec2 p) {
@@ -249,9 +274,18 @@ void storeCode(uint level, ivec2 p, CODE code) {
 
 void storeTexel(uint level, ivec2 p, VAL v) { storeCode(level, p, toCode(v)); }
 
-// 2x2 box, vertical pairs first: ((TL + BL) / 2 + (TR + BR) / 2) / 2
+// 2x2 box, vertical pairs first: ((TL + BL) / 2 + (TR + BR) / 2) / 2 (mipmap/formats.py).
+// Halving is exact while a value stays normal, and rounding commutes with it, so for the
+// quantised formats, whose values are 0 or at least 2^-24 (and their means at least
+// 2^-26, far from float32's subnormals at 2^-126), ((TL + BL) + (TR + BR)) / 4 gives the
+// same bits with two operations less per channel (tests/mipmap/test_formats.py). r32f
+// takes any float, subnormals included: the defining form.
 VAL reduce4(VAL tl, VAL tr, VAL bl, VAL br) {
+#ifdef FMT_R32F
     precise VAL r = ((tl + bl) * 0.5 + (tr + br) * 0.5) * 0.5;
+#else
+    precise VAL r = ((tl + bl) + (tr + br)) * 0.25;
+#endif
     return r;
 }
 

@@ -96,3 +96,38 @@ def test_srgb_one_threshold_decides_after_the_guess():
         g = _guess(v, delta)
         got = np.where(t[g] <= v, g + 1, g)
         assert np.array_equal(got, want)
+
+
+def _reduce_defining(tl, tr, bl, br):
+    h = np.float32(0.5)
+    return ((tl + bl) * h + (tr + br) * h) * h
+
+
+def _reduce_short(tl, tr, bl, br):
+    return ((tl + bl) + (tr + br)) * np.float32(0.25)
+
+
+def test_short_box_form_is_exact_for_the_quantised_formats():
+    # shaders/common.glsl reduce4: rgba8, srgba8 and rgba16f use ((TL + BL) + (TR + BR)) / 4;
+    # their values are 0 or >= 2^-24, so the halvings of the defining form are exact
+    rng = np.random.default_rng(11)
+    values = {
+        "unorm": decode(np.arange(256, dtype=np.uint8).reshape(1, 256, 1).repeat(4, 2), FORMATS["rgba8"])[0, :, 0],
+        "srgb": srgb_lut(),
+        "half": rng.integers(0, 0x7c00, 4096).astype(np.uint16).view(np.float16).astype(np.float32),
+    }
+    values["half"] = np.concatenate([values["half"], np.float16([2.0 ** -24, 65504.0, 0.0]).astype(np.float32)])
+    for name, pool in values.items():
+        q = pool[rng.integers(0, len(pool), (4, 400000))]
+        # means of stored values too: what level L+2 and up reduce
+        for quad in (q, _reduce_defining(*q)[None].repeat(4, 0)[:, rng.permutation(400000)]):
+            want = _reduce_defining(*quad)
+            got = _reduce_short(*quad)
+            assert np.array_equal(want.view(np.uint32), got.view(np.uint32)), name
+
+
+def test_short_box_form_differs_on_float32_subnormals():
+    # why r32f keeps the defining form: halving a subnormal loses its last bit
+    tiny = np.float32(2.0 ** -149)  # the smallest subnormal
+    quad = [np.array([tiny], np.float32)] * 3 + [np.array([0.0], np.float32)]
+    assert _reduce_defining(*quad)[0] != _reduce_short(*quad)[0]
