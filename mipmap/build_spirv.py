@@ -33,8 +33,8 @@ class Variant:
 
     @property
     def name(self) -> str:
-        if self.kernel == "copy":
-            return "copy.spv"
+        if self.kernel in ("copy", "probe"):
+            return f"{self.kernel}.spv"
         suffix = ("_shuffle" if self.shuffle else "_shared") if self.kernel in TREE_KERNELS else ""
         return f"{self.kernel}_{self.fmt}{suffix}.spv"
 
@@ -54,6 +54,7 @@ def variants() -> list[Variant]:
             for shuffle in ((False, True) if kernel in TREE_KERNELS else (False,)):
                 out.append(Variant(kernel, fmt, shuffle))
     out.append(Variant("copy", "r32f", False))  # format-free bandwidth reference
+    out.append(Variant("probe", "r32f", False))  # does fma round once (gpu.fma_rounds_once)
     return out
 
 

@@ -18,7 +18,7 @@ from fdm.errors import NotSupported, ScenarioError
 from fdm.options import choice
 from vk_tests.harness import Handle, Vulkan
 
-from .formats import Format, Texels, tables
+from .formats import Format, Texels, tables, unorm_lut
 from .plan import ALGORITHMS, SPD_MAX_SIZE, SPD_TILE, Algorithm, Dispatch, spd_plan, split_groups, tiled_plan
 from .reference import level_sizes
 
@@ -100,12 +100,42 @@ class MipImage:
         return [w * h * bpt for w, h in self.sizes]
 
 
+def fma_rounds_once(ctx: Vulkan) -> bool:
+    """Whether the device's fma() gives the fused decode of every 8-bit code exactly
+    (shaders/probe.comp against formats.unorm_lut: fma may round twice under Vulkan's rules)."""
+    vk = ctx.vk
+    with ctx.scope():
+        sb = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+        out = ctx.buffer(256 * 4, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
+        set_layout = ctx.descriptor_set_layout([(0, sb, 1)])
+        layout = ctx.pipeline_layout(set_layout, 0)
+        pipe = ctx.compute_pipeline(load_spv("probe.spv"), layout)
+        dset = ctx.allocate_set(ctx.descriptor_pool([(sb, 1)], 1), set_layout)
+        info = vk.VkDescriptorBufferInfo(buffer=out.handle, offset=0, range=256 * 4)
+        write = vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=0, descriptorType=sb, pBufferInfo=[info])
+        vk.vkUpdateDescriptorSets(ctx.device, 1, [write], 0, None)
+
+        def record(cb: Handle) -> None:
+            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
+            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [dset], 0, None)
+            vk.vkCmdDispatch(cb, 1, 1, 1)
+            ctx.memory_barrier(cb, vk.VK_ACCESS_SHADER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
+                               vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
+
+        ctx.run(record)
+        got = out.read(256 * 4).view(np.uint32)
+    return bool(np.array_equal(got, unorm_lut().view(np.uint32)))
+
+
 class MipmapRunner:
     """Pipelines of one format on one device."""
 
-    def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None):
+    def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None,
+                 fused_decode: bool | None = None):
         """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
-        the shared-memory path."""
+        the shared-memory path. fused_decode (8-bit formats): None uses the one-operation
+        decode where :func:`fma_rounds_once`, False never, True always (tests: what the probe
+        guards against)."""
         self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
         vk = self.vk
         info = ctx.info
@@ -114,6 +144,8 @@ class MipmapRunner:
         view_id = getattr(vk, fmt.vk_view_format_name)
         ctx.require_format(view_id, vk.VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT, "VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT")
         self.shuffle = info.subgroup_shuffle and info.subgroup_size >= 4 and shuffle is not False
+        self.fused_decode = fmt.quantised_8bit and (fused_decode if fused_decode is not None
+                                                     else fma_rounds_once(ctx))
         self.set_layout = ctx.descriptor_set_layout([
             (0, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS),
             (1, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
@@ -147,7 +179,8 @@ class MipmapRunner:
         key: PipelineKey = (kernel, levels, tail, input_level, whole_tiles)
         if key not in self._pipelines:
             vk = self.vk
-            consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level, int(whole_tiles)]
+            consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level, int(whole_tiles),
+                      int(self.fused_decode)]
             data = vk.ffi.new("uint32_t[]", consts)
             entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(consts))]
             spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(consts), pData=data)

@@ -411,7 +411,8 @@ class Vulkan:
     def pipeline_layout(self, set_layout: Handle, push_bytes: int) -> Handle:
         vk = self.vk
         rng = vk.VkPushConstantRange(stageFlags=vk.VK_SHADER_STAGE_COMPUTE_BIT, offset=0, size=push_bytes)
-        info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=[set_layout], pPushConstantRanges=[rng])
+        # a range of size 0 is invalid: no range when the shaders push nothing
+        info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=[set_layout], pPushConstantRanges=[rng] if push_bytes else [])
         layout = vk.vkCreatePipelineLayout(self.device, info, None)
         self._own(lambda: vk.vkDestroyPipelineLayout(self.device, layout, None))
         return layout

@@ -61,6 +61,9 @@ layout(constant_id = 2) const uint HAS_TAIL = 0;     // 1: hand-off and continua
 // known when the pipeline is made, and the switch that picks a level's image (below) folds
 // away instead of branching around each of the 16 loads and 5 stores of an invocation.
 layout(constant_id = 3) const uint INPUT_LEVEL = 0;
+// 1 where fma rounds once on this device (mipmap/gpu.py runs shaders/probe.comp): the 8-bit
+// decode is then one fused operation instead of a subtraction and a product.
+layout(constant_id = 5) const uint FUSED_DECODE = 0;
 // Kernels with CLAMP_EDGES (the single-pass downsampler): 1 when width and height are
 // multiples of 64, so that levels 0..6 split into whole 64 x 64 tiles and only the last
 // workgroup's levels (6 and up) can be addressed past an edge; the main pass then does
@@ -122,9 +125,6 @@ void rawStore(uint level, ivec2 p, RAW v) {
 // kernels bound by load instructions): decode values and the 255 encode thresholds.
 shared float srgbLut[256];
 shared float srgbThresh[256];
-// entry g: threshold g, the decoded codes g and g + 1 (one 16-byte look-up quantises a
-// channel: the guess g, then the threshold picks the code and its value)
-shared vec4 srgbStep[255];
 #endif
 
 // Every kernel calls this first, in uniform control flow.
@@ -134,8 +134,6 @@ void loadTables() {
         srgbLut[i] = tab[TAB_SRGB + i];
         srgbThresh[i] = tab[TAB_THRESH + i];
     }
-    for (uint i = gl_LocalInvocationIndex; i < 255u; i += LOCAL_SIZE)
-        srgbStep[i] = vec4(tab[TAB_THRESH + i], tab[TAB_SRGB + i], tab[TAB_SRGB + i + 1u], 0.0);
     barrier();
 #endif
 }
@@ -160,14 +158,6 @@ uint encodeSrgb(float v) {
     uint g = srgbGuess(v);
     return srgbThresh[g] <= v ? g + 1u : g;
 }
-// the code of v and, from the same look-up, its decoded value
-float quantiseSrgb(float v, out uint k) {
-    uint g = srgbGuess(v);
-    vec4 e = srgbStep[g];
-    bool up = e.x <= v;
-    k = up ? g + 1u : g;
-    return up ? e.z : e.y;
-}
 #endif
 uvec4 encode(vec4 v) {
 #ifdef FMT_SRGBA8
@@ -184,13 +174,21 @@ vec4 codeToFloat(uvec4 k) {
     precise vec4 f = uintBitsToFloat(k | 0x4b000000u) - 8388608.0;
     return f;
 }
-vec4 decode(uvec4 k) {
-#ifdef FMT_SRGBA8
-    precise float a = codeToFloat(k).w * UNORM_SCALE;
-    return vec4(srgbLut[k.x], srgbLut[k.y], srgbLut[k.z], a);
-#else
+// float(k) * UNORM_SCALE rounded once. Fused: f = 2^23 + k exactly, and
+// f * s - 2^23 s = k s exactly (2^23 s is a float), so one rounding of it is the product.
+vec4 decodeUnorm(uvec4 k) {
+    if (FUSED_DECODE != 0u) {
+        precise vec4 u = fma(uintBitsToFloat(k | 0x4b000000u), vec4(UNORM_SCALE), vec4(-8388608.0 * UNORM_SCALE));
+        return u;
+    }
     precise vec4 u = codeToFloat(k) * UNORM_SCALE;
     return u;
+}
+vec4 decode(uvec4 k) {
+#ifdef FMT_SRGBA8
+    return vec4(srgbLut[k.x], srgbLut[k.y], srgbLut[k.z], decodeUnorm(k).w);
+#else
+    return decodeUnorm(k);
 #endif
 }
 #endif
@@ -236,17 +234,8 @@ VAL fromCode(CODE k) { return k; }
 
 // quantise v: the value the next level sees, and in `code` what to store
 VAL quantise(VAL v, out CODE code) {
-#ifdef FMT_SRGBA8
-    uint kr, kg, kb;
-    float r = quantiseSrgb(v.x, kr), g = quantiseSrgb(v.y, kg), b = quantiseSrgb(v.z, kb);
-    uint ka = encodeUnorm(v.w);
-    precise float a = codeToFloat(uvec4(ka)).x * UNORM_SCALE;
-    code = uvec4(kr, kg, kb, ka);
-    return vec4(r, g, b, a);
-#else
     code = toCode(v);
     return fromCode(code);
-#endif
 }
 
 VAL loadTexel(uint level, ivec2 p) {

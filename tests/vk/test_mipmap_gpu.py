@@ -5,7 +5,7 @@ import pytest
 from fdm.errors import ScenarioError
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
-from mipmap.gpu import MipmapRunner
+from mipmap.gpu import MipmapRunner, fma_rounds_once
 from mipmap.plan import tiled_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
@@ -85,6 +85,22 @@ def test_split_first_level_matches_the_model(vk, runners, fmt_name):
             vk.run(lambda cb, img=img, plan=plan: runner.record_tiled(cb, img, plan=plan))
             cmp = compare_chain(runner.readback(img), stored_chain(level0, fmt), fmt)
             assert cmp.max_error == 0, f"{w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
+
+
+def test_fused_decode_only_where_fma_rounds_once(vk):
+    """The 8-bit decode as one fma is exact only where fma rounds once (gpu.fma_rounds_once).
+    Where the probe says it does, the runner uses it and matches the model; where it does
+    not (lavapipe rounds twice), forcing it on must break the chain: the guard matters."""
+    fmt = FORMATS["rgba8"]
+    level0 = random_level0(64, 64, fmt, seed=9)
+    want = stored_chain(level0, fmt)
+    fused = fma_rounds_once(vk)
+    runner = MipmapRunner(vk, fmt)
+    assert runner.fused_decode == fused
+    assert compare_chain(runner.generate("tiled", level0), want, fmt).max_error == 0
+    forced = MipmapRunner(vk, fmt, fused_decode=True).generate("tiled", level0)
+    assert (compare_chain(forced, want, fmt).max_error == 0) == fused
+    assert MipmapRunner(vk, FORMATS["r32f"], fused_decode=None).fused_decode is False
 
 
 def test_r32f_is_bit_exact_on_both_paths(vk, runners):
