@@ -5,8 +5,9 @@ owns the 64x64 tile at (64 gx, 64 gy) of level 0 and makes levels 1 .. min(6, mi
 with tiled_model's :func:`~mipmap.tiled_model.tile64_pass` (subgroup shuffles or shared
 memory).
 
-Hand-off: after its last store every workgroup makes its level-6 writes visible
-(``memoryBarrierImage`` then ``barrier``), and invocation 0 adds 1 to a global counter.
+Hand-off: after its last store invocation 0 of every workgroup (the one that stored the
+workgroup's level-6 texel) makes its writes visible (``memoryBarrierImage``) and adds 1 to
+a global counter.
 The workgroup that read ``workgroups - 1`` is the last one; it alone goes on and reduces
 the (at most 64x64) level 6 as one tile to levels 7..mips. There is no spin-wait.
 

@@ -325,10 +325,16 @@ shared uint lastGroup;
 // workgroup's last store of level pc.handoff: true in the workgroup that arrives last.
 // Release: the stores (through the coherent binding) are made visible before the atomic;
 // acquire: the last workgroup makes the others' stores visible before it reads.
-bool arriveLast() {
-    memoryBarrierImage();
-    barrier();
+// soleWriter: invocation 0 alone stored level pc.handoff (the 64 x 64 pass's last level),
+// so it alone fences before its atomic, and the other invocations do not wait for their
+// own stores to drain (every workgroup of the single-pass downsampler lives that much less).
+bool arriveLast(bool soleWriter) {
+    if (!soleWriter) {
+        memoryBarrierImage();
+        barrier();
+    }
     if (gl_LocalInvocationIndex == 0u) {
+        if (soleWriter) memoryBarrierImage();
         uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
         bool last = atomicAdd(arrived, 1u) == groups - 1u;
         if (last) atomicExchange(arrived, 0u);  // ready for the next dispatch

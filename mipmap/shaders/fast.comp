@@ -36,5 +36,5 @@ void main() {
         tile64Pass(L, M, origin, live, gl_LocalInvocationIndex);
     else
         tilePass(L, M, i, origin, live, gl_LocalInvocationIndex);
-    if (HAS_TAIL != 0u && arriveLast()) tailChain(L + M, pc.tailLevels);
+    if (HAS_TAIL != 0u && arriveLast(false)) tailChain(L + M, pc.tailLevels);
 }

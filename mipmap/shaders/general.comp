@@ -73,5 +73,5 @@ void main() {
     uint wg = flatWorkgroup();
     if (MAIN_LEVELS == 1u) onePass(L, wg, gl_LocalInvocationIndex);
     else twoPass(L, wg, gl_LocalInvocationIndex);
-    if (HAS_TAIL != 0u && arriveLast()) tailChain(L + MAIN_LEVELS, pc.tailLevels);
+    if (HAS_TAIL != 0u && arriveLast(false)) tailChain(L + MAIN_LEVELS, pc.tailLevels);
 }

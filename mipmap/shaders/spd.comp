@@ -13,5 +13,5 @@ void main() {
     loadTables();
     uint local = gl_LocalInvocationIndex;
     tile64Pass(0u, MAIN_LEVELS, ivec2(gl_WorkGroupID.xy) * 64, true, local);
-    if (HAS_TAIL != 0u && arriveLast()) tile64Pass(6u, pc.tailLevels, ivec2(0), true, local);
+    if (HAS_TAIL != 0u && arriveLast(true)) tile64Pass(6u, pc.tailLevels, ivec2(0), true, local);
 }
