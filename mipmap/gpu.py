@@ -8,6 +8,7 @@ in GENERAL layout and leaves all levels in GENERAL layout.
 """
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Literal
@@ -100,9 +101,19 @@ class MipImage:
         return [w * h * bpt for w, h in self.sizes]
 
 
+#: fma_rounds_once per open device (a property of the device: probed once, not per runner)
+_FMA_ROUNDS_ONCE: weakref.WeakKeyDictionary[Vulkan, bool] = weakref.WeakKeyDictionary()
+
+
 def fma_rounds_once(ctx: Vulkan) -> bool:
     """Whether the device's fma() gives the fused decode of every 8-bit code exactly
     (shaders/probe.comp against formats.unorm_lut: fma may round twice under Vulkan's rules)."""
+    if ctx not in _FMA_ROUNDS_ONCE:
+        _FMA_ROUNDS_ONCE[ctx] = _probe_fma(ctx)
+    return _FMA_ROUNDS_ONCE[ctx]
+
+
+def _probe_fma(ctx: Vulkan) -> bool:
     vk = ctx.vk
     with ctx.scope():
         sb = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER

@@ -14,11 +14,6 @@
 #endif
 
 #define MAX_LEVELS 16
-#if defined(FMT_RGBA8) || defined(FMT_SRGBA8)
-#define TEXEL_VEC4 uvec4
-#else
-#define TEXEL_VEC4 vec4
-#endif
 #define TAB_UNORM 0
 #define TAB_SRGB 256
 #define TAB_THRESH 512
@@ -61,15 +56,15 @@ layout(constant_id = 2) const uint HAS_TAIL = 0;     // 1: hand-off and continua
 // known when the pipeline is made, and the switch that picks a level's image (below) folds
 // away instead of branching around each of the 16 loads and 5 stores of an invocation.
 layout(constant_id = 3) const uint INPUT_LEVEL = 0;
-// 1 where fma rounds once on this device (mipmap/gpu.py runs shaders/probe.comp): the 8-bit
-// decode is then one fused operation instead of a subtraction and a product.
-layout(constant_id = 5) const uint FUSED_DECODE = 0;
 // Kernels with CLAMP_EDGES (the single-pass downsampler): 1 when width and height are
 // multiples of 64, so that levels 0..6 split into whole 64 x 64 tiles and only the last
 // workgroup's levels (6 and up) can be addressed past an edge; the main pass then does
 // without the clamp of every load, the bounds test of every store and the edge partners.
 layout(constant_id = 4) const uint WHOLE_TILES = 0;
 bool clampLevel(uint level) { return WHOLE_TILES == 0u || level >= 6u; }
+// 1 where fma rounds once on this device (mipmap/gpu.py runs shaders/probe.comp): the 8-bit
+// decode is then one fused operation instead of a subtraction and a product.
+layout(constant_id = 5) const uint FUSED_DECODE = 0;
 
 // Levels are selected with constant indices (a switch): lavapipe lacks
 // shaderStorageImageArrayDynamicIndexing.
@@ -79,7 +74,11 @@ ivec2 levelSize(uint level) {
     return max(ivec2(1), ivec2(int(pc.width), int(pc.height)) >> int(level));
 }
 
-#define RAW TEXEL_VEC4
+#if QUANT8
+#define RAW uvec4
+#else
+#define RAW vec4
+#endif
 // VAL: the values the kernels compute on. r32f computes on one float: the other three
 // channels of its loads are constants, and vec4 arithmetic on them was a quarter of the
 // kernel's float instructions spent on nothing.
