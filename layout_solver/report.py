@@ -99,13 +99,21 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
     :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels.  ``progress`` (optional) is told
     ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
     page built (:mod:`layout_solver.progress`)."""
-    with ThreadPoolExecutor(1) as background, ThreadPoolExecutor(VIEWS_AT_ONCE) as pool:
+    background, pool = ThreadPoolExecutor(1), ThreadPoolExecutor(VIEWS_AT_ONCE)
+    failed = True
+    try:
         # the page's offset sweep (Python: plans) while the reconstructions run (numpy: mostly
         # outside the GIL), two views at a time, one thread each (a view's serial parts -
         # rendering, apron blits, pictures - overlap the other's sampling), then the pictures
         # encoded two at a time (zlib releases the GIL)
         sweep = background.submit(offset_sweep, plan)
-        return _layout_files(plan, views, progress, sweep, background, pool)
+        files = _layout_files(plan, views, progress, sweep, background, pool)
+        failed = False
+        return files
+    finally:
+        # an error or a Ctrl-C drops the queued work instead of finishing it first
+        for ex in (pool, background):
+            ex.shutdown(wait=not failed, cancel_futures=failed)
 
 
 def _encode(item: tuple[str, Canvas, str]) -> tuple[bytes, bytes]:

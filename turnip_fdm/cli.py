@@ -22,16 +22,23 @@ Argument errors (argparse's own) get the same one-line form with the flag as FIE
 
 from __future__ import annotations
 
+# Only the standard library at the top: the console script imports this module before Ctrl-C is
+# handled (run() installs the handler, then imports the packages - numpy and the models take
+# about 0.3 s, and a Ctrl-C then must give one line, not a traceback).
 import argparse
+import os
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from types import FrameType
 from typing import Any, NoReturn
-
-from fdm.errors import EXIT_FAILURE, ScenarioError, TurnipFdmError
 
 PROG = "turnip-fdm"
 TRACEBACK_FLAG = "--traceback"
+#: the status and the one line of a Ctrl-C, at any moment
+EXIT_INTERRUPTED = 130
+INTERRUPTED_LINE = f"{PROG}: interrupted"
 
 Registrar = Callable[[Any], None]
 
@@ -41,6 +48,8 @@ class CommandLineParser(argparse.ArgumentParser):
     (one line, exit 2) instead of printing the usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
+        from fdm.errors import ScenarioError
+
         raise ScenarioError(*_split_argparse_message(message))
 
 
@@ -89,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     show_traceback = TRACEBACK_FLAG in args_in
     args_in = [a for a in args_in if a != TRACEBACK_FLAG]
     try:
+        from fdm.errors import EXIT_FAILURE, TurnipFdmError
+    except KeyboardInterrupt:
+        return _interrupted()
+    try:
         try:
             parser = build_parser()
         except ImportError as e:
@@ -107,8 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # the reader went away (`turnip-fdm plan … | head`): not an error of ours
         return 0
     except KeyboardInterrupt:
-        _fail("interrupted", "stopped by the user")
-        return 130
+        return _interrupted()
     except Exception as e:  # noqa: BLE001 - the last line of defence: one line, not a traceback
         if show_traceback:
             traceback.print_exc()
@@ -117,6 +129,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILURE
 
 
-def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+def _interrupted() -> int:
+    """A Ctrl-C that reached :func:`main`: the one line, status 130."""
+    print(INTERRUPTED_LINE, file=sys.stderr)
+    return EXIT_INTERRUPTED
+
+
+def _exit_interrupted(signum: int, frame: FrameType | None) -> None:
+    """SIGINT while nothing can catch a KeyboardInterrupt (the imports, the interpreter's
+    shutdown): the one line, then status 130 at once (``os._exit``: no traceback, no waiting)."""
+    try:
+        os.write(2, (INTERRUPTED_LINE + "\n").encode())
+    finally:
+        os._exit(EXIT_INTERRUPTED)
+
+
+def run() -> NoReturn:
+    """Console-script entry point (``turnip-fdm``, ``python -m turnip_fdm``).
+
+    Ctrl-C at any moment exits 130 with one line ``turnip-fdm: interrupted``: while the packages
+    are imported the handler exits at once; while a command runs, SIGINT raises
+    ``KeyboardInterrupt`` as usual (``vk run`` writes the results so far) and :func:`main` turns
+    it into the line; once the command has ended (its status known, its files written) Ctrl-C is
+    ignored, so the interpreter's shutdown cannot print a traceback or die by the signal.
+    (Before this module runs, in the interpreter's own start-up - about 20 ms - Python itself
+    handles the signal.)
+    """
+    signal.signal(signal.SIGINT, _exit_interrupted)
+    try:
+        registrars()  # the heavy imports, under the exiting handler
+    except ImportError:
+        pass  # main() says so, in one line
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        status = main()
+    except KeyboardInterrupt:  # one that arrived inside main's own handlers
+        status = _interrupted()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away: nothing more to say to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(status)
