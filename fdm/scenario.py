@@ -375,14 +375,24 @@ def _load_image(path: str, field: str, fmt: str) -> np.ndarray:
         from PIL import Image
     except ImportError:
         raise ScenarioError(field, "reading image files needs Pillow (pip install turnip-fdm[image])") from None
+    unreadable = (OSError, ValueError, SyntaxError, Image.DecompressionBombError, EOFError)
+    # Image.open reads the header only: the size is checked before any pixel is decoded (a
+    # 68-byte PNG may claim 60000 x 100000 pixels).  Pillow's own decompression-bomb refusal
+    # (at 2 x 89 M pixels, in open) is off for the open: the layer limit, far lower, says it.
+    saved_limit = Image.MAX_IMAGE_PIXELS
+    Image.MAX_IMAGE_PIXELS = None
     try:
-        # Image.open reads the header only: the size is checked before any pixel is decoded
-        # (a 68-byte PNG may claim 60000 x 100000 pixels)
-        with Image.open(path) as im:
-            _check_layer_shape(im.size[0], im.size[1], path, field)
-            rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError, EOFError) as e:
+        im = Image.open(path)
+    except unreadable as e:
         raise ScenarioError(field, f"cannot read image {path!r}: {_os_reason(e)}") from None
+    finally:
+        Image.MAX_IMAGE_PIXELS = saved_limit
+    with im:
+        _check_layer_shape(im.size[0], im.size[1], path, field)
+        try:
+            rgb = np.asarray(im.convert("RGB"), dtype=np.uint8)
+        except unreadable as e:
+            raise ScenarioError(field, f"cannot read image {path!r}: {_os_reason(e)}") from None
     texels = np.ascontiguousarray(rgb[..., :2])
     if fmt == "R8G8_UNORM":
         return texels
