@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .outputs import check_output_dir, write_files
+from .outputs import check_json_or_out, check_output_dir, write_files
 from .plan import RenderPassPlan, SysmemPlan, plan_render_pass
 from .report import PLAN_COLUMNS, plan_json, plan_table
 from .scenario import load_scenario
@@ -43,6 +43,7 @@ def plan_columns_help() -> str:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
+    check_json_or_out(args.json, args.out)
     if args.out is not None:
         check_output_dir("--out", args.out)
     plan = load_and_plan(args.scenario, args.variant)
@@ -75,9 +76,10 @@ def register(sub: SubParsers) -> None:
                                     "(bins, frag areas, offsets o and o', LRZ, fast store).",
                         epilog=plan_columns_help(), formatter_class=argparse.RawDescriptionHelpFormatter)
     pp.add_argument("scenario", help="scenario file (.toml or .json, see docs/scenario.md)")
-    pp.add_argument("--json", action="store_true", help="write the full plan as JSON instead of a table")
+    pp.add_argument("--json", action="store_true", help="print the full plan as JSON instead of a table "
+                                                         "(not with --out)")
     pp.add_argument("--out", metavar="DIR", help="write plan.txt and plan.json into DIR (all or nothing) instead of "
-                                                "printing")
+                                                "printing (not with --json)")
     add_variant_flag(pp)
     pp.set_defaults(func=cmd_plan)
 

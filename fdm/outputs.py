@@ -1,6 +1,11 @@
 """Writing command output with the error contract: checked before any work is done, written
 all-or-nothing after it.
 
+One rule for ``--json`` and ``--out`` in every command (:func:`check_json_or_out`): ``--json``
+prints one JSON document to standard output and writes no file; ``--out DIR`` writes the
+command's files into DIR and prints only a summary; the two together are refused (exit 2,
+``turnip-fdm: error: --out: ...``) before any work.
+
 Every command that writes files (``plan --out``, ``layout --out``, ``demo --out``) first calls
 :func:`check_output_file` / :func:`check_output_dir` (so a bad path is refused before a plan is
 computed), then hands everything it writes to :func:`write_file` / :func:`write_files` at once.
@@ -22,6 +27,17 @@ from .errors import ScenarioError
 MAX_PATH_BYTES = 4000
 #: longest path component (bytes; NAME_MAX of the common Linux file systems)
 MAX_NAME_BYTES = 255
+
+
+#: the rule's refusal, the same words for every command
+JSON_OR_OUT = ("--json prints one JSON document to standard output and writes no file, --out writes the "
+               "files into a directory: give one of them")
+
+
+def check_json_or_out(json: bool, out: str | None) -> None:
+    """The one ``--json`` / ``--out`` rule of every command: both at once are refused."""
+    if json and out is not None:
+        raise ScenarioError("--out", JSON_OR_OUT)
 
 
 def _reason(e: OSError) -> str:

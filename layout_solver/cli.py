@@ -5,7 +5,8 @@ Registered by the command-line shell (``turnip_fdm.cli``); the handler raises th
 scenario a :class:`~fdm.errors.DriverAssertion`) and never prints error lines itself.
 
 ``--json`` prints :func:`layout_solver.layout_json.layout_json` to standard output and writes no
-file; ``--out`` (the picture directory) is refused with it.
+file; ``--out`` (the picture directory) is refused with it (the rule of every command,
+:func:`fdm.outputs.check_json_or_out`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 from typing import Any
 
 from fdm.errors import ScenarioError
-from fdm.outputs import check_output_dir, write_files
+from fdm.outputs import check_json_or_out, check_output_dir, write_files
 from fdm.plan import SysmemPlan, plan_render_pass
 from fdm.scenario import load_scenario
 
@@ -31,9 +32,7 @@ DEFAULT_OUT = "out/layout"
 
 
 def cmd_layout(args: argparse.Namespace) -> int:
-    if args.json and args.out is not None:
-        raise ScenarioError("--out", "names the picture directory, and --json writes no pictures: the JSON "
-                                     "document goes to standard output (redirect it to a file)")
+    check_json_or_out(args.json, args.out)
     out = DEFAULT_OUT if args.out is None else args.out
     if not args.json:
         check_output_dir("--out", out)
@@ -69,10 +68,10 @@ def register(sub: SubParsers) -> None:
                                    "print the layout, its metadata and apron blits as one JSON document "
                                    "(docs/layout-json.md).")
     p.add_argument("scenario", help="scenario file (.toml or .json)")
-    p.add_argument("--out", metavar="DIR", help=f"output directory (default: {DEFAULT_OUT}); not with --json")
+    p.add_argument("--out", metavar="DIR", help=f"output directory (default: {DEFAULT_OUT}; not with --json)")
     p.add_argument("--view", type=int, metavar="N", help="only this view")
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="a driver variant, as for plan (docs/driver-revisions.md)")
     p.add_argument("--json", action="store_true",
-                   help="print the layout as JSON to standard output instead of writing pictures")
+                   help="print the layout as JSON to standard output instead of writing pictures (not with --out)")
     p.set_defaults(func=cmd_layout)

@@ -3,7 +3,8 @@
 ``diff A B`` compares two scenario files; ``diff A --variant NAME=VALUE`` compares A with A under
 the variants; ``diff A B --variant ...`` compares A with B under the variants (``--variant``
 always applies to the B side).  ``--json`` prints the diff as JSON; ``--out DIR`` writes
-``diff.txt``, ``diff.json`` and a side-by-side ``index.html`` into DIR, all or nothing.
+``diff.txt``, ``diff.json`` and a side-by-side ``index.html`` into DIR, all or nothing; not both
+(:func:`fdm.outputs.check_json_or_out`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from fdm.cli import add_variant_flag, load_and_plan
 from fdm.errors import ScenarioError
-from fdm.outputs import check_output_dir, write_files
+from fdm.outputs import check_json_or_out, check_output_dir, write_files
 from layout_solver.diff import diff_json, diff_page_data, diff_plans, diff_table
 from layout_solver.page import page_html
 
@@ -24,9 +25,7 @@ def _label(path: str, variants: list[str]) -> str:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    if args.json and args.out is not None:
-        raise ScenarioError("--out", "names the output directory (diff.txt, diff.json, index.html), and --json "
-                                     "prints to standard output: give one of them")
+    check_json_or_out(args.json, args.out)
     b_path = args.b if args.b is not None else args.a
     if args.b is None and not args.variant:
         raise ScenarioError("B", "give a second scenario or a --variant: A against itself has no difference")
@@ -61,6 +60,7 @@ def register(sub: Any) -> None:
     p.add_argument("a", metavar="A", help="scenario file (.toml or .json)")
     p.add_argument("b", metavar="B", nargs="?", help="second scenario file (default: A, with --variant)")
     add_variant_flag(p)
-    p.add_argument("--json", action="store_true", help="print the diff as JSON instead of a table")
-    p.add_argument("--out", metavar="DIR", help="write diff.txt, diff.json and index.html into DIR (all or nothing)")
+    p.add_argument("--json", action="store_true", help="print the diff as JSON instead of a table (not with --out)")
+    p.add_argument("--out", metavar="DIR", help="write diff.txt, diff.json and index.html into DIR (all or nothing; "
+                                              "not with --json)")
     p.set_defaults(func=cmd_diff)

@@ -153,5 +153,5 @@ def test_bad_json_and_extension(tmp_path):
 
 def test_bad_input_leaves_no_output_file(tmp_path):
     out = tmp_path / "planout"
-    r = run("plan", write(tmp_path, GOOD.replace("[40, -16]", "[41, -16]")), "--json", "--out", str(out))
+    r = run("plan", write(tmp_path, GOOD.replace("[40, -16]", "[41, -16]")), "--out", str(out))
     assert r.returncode == 2 and not out.exists()
