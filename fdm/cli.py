@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,7 +39,9 @@ def plan_columns_help() -> str:
     """The table's columns for ``plan --help`` (the same names as the JSON keys; docs/plan-table.md)."""
     width = max(len(n) for n, _, _ in PLAN_COLUMNS)
     lines = ["columns of the table (each is also the key of the value in --json):"]
-    lines += [f"  {n:<{width}}  {(sym + ': ') if sym else ''}{meaning}" for n, sym, meaning in PLAN_COLUMNS]
+    for n, sym, meaning in PLAN_COLUMNS:
+        lines += textwrap.wrap(f"{(sym + ': ') if sym else ''}{meaning}", width=100,
+                               initial_indent=f"  {n:<{width}}  ", subsequent_indent=" " * (width + 4))
     return "\n".join(lines)
 
 

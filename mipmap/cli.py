@@ -29,6 +29,29 @@ from fdm.options import choice
 from .formats import FORMAT_NAMES, get_format
 from .plan import ALGORITHMS
 
+#: ``turnip-fdm mipmap --help`` (written for the user; the module docstring is for the code's reader)
+MIPMAP_HELP = """\
+Generate a mip chain with a compute shader on a Vulkan device and compare every level with the
+exact model of the algorithm.
+
+  turnip-fdm mipmap run --size W H [--format F] [--algorithm A] [--device D] [--seed N] [--validation]
+  turnip-fdm mipmap devices
+
+Needs a Vulkan device (lavapipe will do: Debian mesa-vulkan-drivers). More: docs/mipmap.md."""
+
+RUN_HELP = """\
+Make a random level 0 of W x H texels, generate its mip chain on the device and compare every
+level read back with the model: tiled (nvpro's algorithm) against the box filter, spd (the
+single-pass downsampler) against its drop-the-odd-row rule; r32f must match bit for bit, the
+8-bit formats and rgba16f within 1. blit (vkCmdBlitImage) has no exact model: its difference
+from the box filter is printed for information.
+
+The device is --device, else $TURNIP_FDM_DEVICE, else the first one (see 'mipmap devices')."""
+
+EXIT_HELP = """\
+exit status: 0 every level matches (blit: the chain was made); 1 a level differs, or the
+validation layer spoke (--validation); 2 bad input or a device that lacks something (one line)."""
+
 
 def _positive_int(s: str) -> int:
     """argparse type of --size: an integer >= 1 (argparse names the flag in the error)."""
@@ -46,20 +69,22 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     The nested sub-commands are made with the parser class of ``subparsers`` (argparse's
     default), so they report argument errors as the top-level parser does."""
-    mp = subparsers.add_parser("mipmap", help="compute mip chains on a Vulkan device", description=__doc__,
-                               formatter_class=argparse.RawDescriptionHelpFormatter)
+    mp = subparsers.add_parser("mipmap", help="compute mip chains on a Vulkan device", description=MIPMAP_HELP,
+                               epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     mp.set_defaults(func=handle_mipmap)
-    sub = mp.add_subparsers(dest="mipmap_command")
-    run = sub.add_parser("run", help="generate a chain and compare every level with the model")
+    sub = mp.add_subparsers(dest="mipmap_command", metavar="{run,devices}")
+    run = sub.add_parser("run", help="generate a chain and compare every level with the model",
+                         description=RUN_HELP, epilog=EXIT_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     run.add_argument("--size", nargs=2, metavar=("W", "H"), required=True, type=_positive_int,
-                     help="level-0 width and height (>= 1)")
+                     help="level-0 width and height in texels (>= 1)")
     run.add_argument("--format", default="rgba8", help=f"one of {', '.join(FORMAT_NAMES)} (default rgba8)")
     run.add_argument("--algorithm", default="tiled", help=f"one of {', '.join(ALGORITHMS)} (default tiled)")
     run.add_argument("--device", default=None, help="device index or name substring (default: $TURNIP_FDM_DEVICE)")
-    run.add_argument("--seed", type=int, default=0, help="seed of the random level 0")
-    run.add_argument("--validation", action="store_true", help="enable VK_LAYER_KHRONOS_validation; messages fail")
+    run.add_argument("--seed", type=int, default=0, help="seed of the random level 0 (default 0)")
+    run.add_argument("--validation", action="store_true", help="Khronos validation layer on; any message fails the run")
     run.set_defaults(func=handle_run)
-    dev = sub.add_parser("devices", help="list the Vulkan devices")
+    dev = sub.add_parser("devices", help="list the Vulkan devices",
+                         description="List the Vulkan physical devices as 'index: name' (what --device takes).")
     dev.set_defaults(func=handle_devices)
 
 
