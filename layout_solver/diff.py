@@ -33,6 +33,10 @@ TileStatus = Literal["changed", "only_a", "only_b"]
 IGNORED_PASS_FIELDS = ("scenario",)
 #: longest value shown in the text table (the JSON has every value whole)
 MAX_CELL = 48
+#: the A column is as wide as its widest value up to this many characters; a longer value runs
+#: on into the B column on its own line (B follows it after two spaces) instead of padding
+#: every line of the table to its width
+A_COLUMN_CAP = 24
 
 
 @attrs.frozen
@@ -185,9 +189,12 @@ def diff_table(d: PlanDiff) -> str:
             rows += [[where, c.field, _cell(c.a), _cell(c.b)] for c in keep]
             continue
         rows += [[where, c.field, _cell(c.a), _cell(c.b)] for c in t.fields]
-    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    ww, wf = (max(len(r[i]) for r in rows) for i in (0, 1))
+    wa = max(len(r[2]) for r in rows if len(r[2]) <= A_COLUMN_CAP)
     lines.append("")
-    lines += [" ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    for where, field, a, b in rows:
+        a_cell = a.ljust(wa) if len(a) <= wa else a + " "
+        lines.append(f"{where.ljust(ww)} {field.ljust(wf)} {a_cell} {b}".rstrip())
     return "\n".join(lines)
 
 

@@ -113,3 +113,35 @@ def test_reused_out_folder_has_no_stale_files(capsys, tmp_path):
     assert names == [".turnip-fdm-files", "diff.json", "diff.txt", "index.html", "notes.md"]
     assert call(capsys, "plan", UPSTREAM, "--out", str(out))[0] == 0
     assert sorted(p.name for p in out.iterdir()) == [".turnip-fdm-files", "notes.md", "plan.json", "plan.txt"]
+
+
+def test_table_is_not_padded_to_its_longest_value(capsys):
+    """The A column is as wide as its values up to A_COLUMN_CAP: a long A value (the aprons, cut
+    at MAX_CELL) runs on on its own line instead of pushing every B to column ~100."""
+    from layout_solver.diff import A_COLUMN_CAP, MAX_CELL
+
+    status, out, _ = call(capsys, "diff", UPSTREAM, FIXED)
+    assert status == 0
+    lines = out.splitlines()
+    table = lines[lines.index("") + 1:]
+    assert all(ln == ln.rstrip() for ln in lines)
+    header = table[0]
+    b_col = header.index(" B") + 1
+    assert b_col <= header.index(" A") + 1 + A_COLUMN_CAP + 1
+    aligned = [ln for ln in table[1:] if len(ln) > b_col and ln[b_col - 1] == " " and ln[b_col] != " "]
+    assert len(aligned) >= len(table[1:]) - 2          # all but the long A values (the aprons)
+    long_a = [ln for ln in table[1:] if "layout.views[0].aprons" in ln]
+    assert long_a and long_a[0].endswith("...  -")      # cut with an ellipsis, B after two spaces
+    assert max(len(ln) for ln in table) <= b_col + MAX_CELL
+
+
+def test_docs_example_is_what_the_command_prints(capsys):
+    """docs/diff.md's example is the command's whole output (regenerate it when the output
+    changes: run the `$ turnip-fdm diff ...` line of the example from the repository root)."""
+    text = (REPO / "docs/diff.md").read_text(encoding="utf-8")
+    block = text.split("## Example: finding (d)", 1)[1].split("```\n", 2)[1]
+    command, _, shown = block.partition("\n")
+    argv = command.removeprefix("$ turnip-fdm ").split()
+    status, out, _ = call(capsys, *[str(REPO / a) if a.startswith("docs/") else a for a in argv])
+    assert status == 0
+    assert shown == out.replace(str(REPO) + "/", ""), "docs/diff.md's example differs from the command's output"
