@@ -69,11 +69,12 @@ def registrars() -> tuple[Registrar, ...]:
     from layout_solver import cli as layout_cli
     from mipmap import cli as mipmap_cli
     from vk_tests import cli as vk_cli
+    from vk_tests.box import cli as box_cli
 
     from . import demo, diff
 
     return (fdm_cli.register, layout_cli.register, demo.register, diff.register, mipmap_cli.register,
-            vk_cli.register)
+            vk_cli.register, box_cli.register)
 
 
 def build_parser() -> CommandLineParser:

@@ -1,0 +1,136 @@
+"""The model's plan beside what turnip programmed: one :class:`Difference` per disagreeing value.
+
+Both sides are put in the register domain before they are compared, with the box's own reading
+of the register fields (:mod:`vk_tests.box.registers`) and of how a ``VkViewport`` becomes
+``GRAS_CL_VIEWPORT`` (``tu6_emit_viewport``: ``scale = width / 2``, ``offset = x + scale`` in
+float32).  Nothing here calls the model's arithmetic: the model is read only through its plan.
+
+Compared, per pass: render mode, whether the FDM is on, tile size and count (``VSC_BIN_SIZE``,
+``VSC_EXPANDED_BIN_CNTL``), whether a binning pass runs and its window scissor and viewport
+slots; per rendered bin, in walk order: the window scissor, ``RB_WINDOW_OFFSET``
+(``common_bin_start``), the bin size of ``GRAS_SC_BIN_CNTL`` (tile size x ``gmem_extent``),
+``force_lrz_dis`` and LRZ in effect (a7xx), ``GRAS_BIN_FOVEAT`` (a7xx: BINSCALEEN, per-slot
+scales, and ``hw_offset`` when scaling is on), and per viewport slot ``GRAS_CL_VIEWPORT``
+offset/scale, ``GRAS_SC_VIEWPORT_SCISSOR`` and ``GRAS_SC_SCREEN_SCISSOR``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import attrs
+import numpy as np
+
+from . import registers as R
+from .decode import DriverPass, Phase, Slot
+
+
+@attrs.frozen
+class Difference:
+    """One value on which the driver and the model disagree."""
+
+    scenario: str
+    gpu: str
+    field: str
+    bin: int | None
+    view: int | None
+    driver: Any
+    model: Any
+
+    def line(self) -> str:
+        where = "" if self.bin is None else f" bin {self.bin}"
+        where += "" if self.view is None else f" slot {self.view}"
+        return f"{self.scenario} [{self.gpu}]{where}: {self.field}: driver {self.driver}, model {self.model}"
+
+
+def viewport_regs(x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
+    """``(XOFFSET, XSCALE, YOFFSET, YSCALE)`` as ``tu6_emit_viewport`` computes them in float32."""
+    f = np.float32
+    xs, ys = f(f(w) * f(0.5)), f(f(h) * f(0.5))
+    return float(f(f(x) + xs)), float(xs), float(f(f(y) + ys)), float(ys)
+
+
+def _pair(p: Sequence[int]) -> tuple[int, int]:
+    return int(p[0]), int(p[1])
+
+
+def _rect(r: Sequence[Sequence[int]]) -> tuple[tuple[int, int], tuple[int, int]]:
+    return _pair(r[0]), _pair(r[1])
+
+
+class _Diff:
+    def __init__(self, scenario: str, gpu: str) -> None:
+        self.scenario, self.gpu = scenario, gpu
+        self.out: list[Difference] = []
+        self.compared = 0
+
+    def eq(self, field: str, driver: Any, model: Any, bin: int | None = None, view: int | None = None) -> bool:
+        self.compared += 1
+        if driver != model:
+            self.out.append(Difference(self.scenario, self.gpu, field, bin, view, driver, model))
+            return False
+        return True
+
+
+def _slots(d: _Diff, driver: Phase, model_slots: Sequence[Any], where: int | None, prefix: str) -> None:
+    by_slot: dict[int, Slot] = {s.slot: s for s in driver.slots}
+    for ms in model_slots:
+        ds = by_slot.get(ms.slot)
+        if ds is None:
+            d.eq(f"{prefix}slot", None, ms.slot, where, ms.slot)
+            continue
+        got = tuple(R.f32(v) for v in ds.viewport_regs[:4])
+        d.eq(f"{prefix}viewport", got, viewport_regs(*ms.viewport), where, ms.slot)
+        d.eq(f"{prefix}viewport_scissor", ds.viewport_scissor, _rect(ms.viewport_scissor), where, ms.slot)
+        d.eq(f"{prefix}scissor", ds.scissor, _rect(ms.scissor), where, ms.slot)
+
+
+def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
+    d.eq("window_scissor", b.window_scissor, _rect(t.window_scissor), i)
+    d.eq("common_bin_start", b.window_offset, _pair(t.common_bin_start), i)
+    ts = plan.tiling.tile_size
+    d.eq("bin_size", b.bin_size, (ts[0] * t.gmem_extent[0], ts[1] * t.gmem_extent[1]), i)
+    if chip >= 7:
+        d.eq("force_lrz_dis", b.force_lrz_dis, bool(t.force_lrz_dis), i)
+        d.eq("lrz", b.lrz_enable and not b.force_lrz_dis, bool(t.lrz), i)
+        fov = b.foveat or {}
+        mf = t.foveat
+        d.eq("foveat.binscaleen", fov.get("binscaleen"), bool(mf.binscaleen), i)
+        n = len(t.slots)
+        d.eq("foveat.xscale", fov.get("xscale", [])[:n], list(mf.xscale)[:n], i)
+        d.eq("foveat.yscale", fov.get("yscale", [])[:n], list(mf.yscale)[:n], i)
+        if mf.binscaleen:
+            # the programmed value: o' in a 10-bit field with shr 2 (a larger o' wraps; the model
+            # warns of it, finding o)
+            d.eq("foveat.hw_offset", fov.get("offsets", [])[:n],
+                 [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.offsets][:n], i)
+    _slots(d, b, t.slots, i, "")
+
+
+def differences(name: str, gpu: str, driver: DriverPass, plan: Any) -> tuple[list[Difference], int]:
+    """Every difference between the decoded pass and the model's plan, and how many values were
+    compared."""
+    d = _Diff(name, gpu)
+    d.eq("render_mode", driver.render_mode, plan.render_mode)
+    if plan.render_mode == "sysmem" or driver.render_mode != "gmem":
+        if driver.sysmem is not None and plan.render_mode == "sysmem":
+            _slots(d, driver.sysmem, plan.slots, None, "sysmem.")
+        return d.out, d.compared
+    if driver.tile_size is not None:  # without a binning pass the VSC registers are not written
+        d.eq("tile_size", driver.tile_size, _pair(plan.tiling.tile_size))
+        d.eq("tile_count", driver.tile_count, _pair(plan.tiling.vsc.tile_count))
+    model_binning = bool(getattr(plan, "binning_pass", True))
+    d.eq("binning_pass", driver.binning is not None, model_binning)
+    if driver.binning is not None and model_binning:
+        d.eq("binning.window_scissor", driver.binning.window_scissor, _rect(plan.binning.window_scissor))
+        _slots(d, driver.binning, plan.binning.slots, None, "binning.")
+    d.eq("bins", len(driver.bins), len(plan.tiles))
+    for i, (b, t) in enumerate(zip(driver.bins, plan.tiles, strict=False)):
+        _bin(d, i, b, t, plan, driver.chip)
+    return d.out, d.compared
+
+
+def iter_lines(diffs: Sequence[Difference]) -> Iterator[str]:
+    for x in diffs:
+        yield x.line()

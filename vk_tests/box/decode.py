@@ -1,0 +1,140 @@
+"""What turnip programmed, decoded from a submit's stream into the model's plan quantities.
+
+:func:`driver_pass` walks a dump (:mod:`vk_tests.box.pm4`) and cuts it at the render-mode
+markers turnip emits (``CP_SET_MARKER``: ``RM6_BIN_VISIBILITY`` for the binning pass,
+``RM6_BIN_RENDER_START`` for each rendered bin, ``RM6_DIRECT_RENDER`` for sysmem).  For each
+phase it keeps the registers in effect at the phase's first draw — after the draw-state groups,
+whose memory turnip's FDM patchpoints rewrote for that bin, have run — and the blit scissors of
+its stores.  The result is a :class:`DriverPass` whose fields carry the plan's names
+(``window_scissor``, ``foveat``, ``viewport``, ``viewport_scissor``, ``scissor``,
+``force_lrz_dis``, ``tile_size``, ``tile_count``), so a comparison is field by field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from . import registers as R
+from .pm4 import CP_DRAW_INDX_OFFSET, DI_PT_RECTLIST, RM6_BINNING, RM6_BYPASS, RM6_GMEM, Listener, walk
+from .rd import Dump
+
+
+@attrs.frozen
+class Slot:
+    """One viewport slot as programmed: ``GRAS_CL_VIEWPORT[i]`` (offset/scale, float32 bits)
+    and the two scissors."""
+
+    slot: int
+    viewport_regs: tuple[int, ...]
+    viewport_scissor: tuple[tuple[int, int], tuple[int, int]]
+    scissor: tuple[tuple[int, int], tuple[int, int]]
+
+
+@attrs.frozen(kw_only=True)
+class Phase:
+    """A binning pass, a rendered bin or a sysmem pass as the stream programs it."""
+
+    kind: str                                  # "binning", "gmem" or "sysmem"
+    drawn: bool                                # the phase reached a draw
+    window_scissor: tuple[tuple[int, int], tuple[int, int]]
+    window_offset: tuple[int, int]
+    bin_size: tuple[int, int]
+    force_lrz_dis: bool
+    lrz_enable: bool
+    foveat: dict[str, Any] | None              # a7xx: GRAS_BIN_FOVEAT and its offsets
+    slots: tuple[Slot, ...]
+    blit_scissors: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
+
+
+@attrs.frozen(kw_only=True)
+class DriverPass:
+    """Everything decoded from one render pass's submit."""
+
+    chip: int
+    render_mode: str                           # "gmem" or "sysmem" (or "none": no pass found)
+    tile_size: tuple[int, int] | None          # VSC_BIN_SIZE
+    tile_count: tuple[int, int] | None         # VSC_EXPANDED_BIN_CNTL
+    binning: Phase | None
+    bins: tuple[Phase, ...]
+    sysmem: Phase | None
+
+
+_WATCH = (R.GRAS_BIN_FOVEAT, R.GRAS_BIN_FOVEAT_OFFSET_0, R.GRAS_SC_BIN_CNTL, R.GRAS_SC_WINDOW_SCISSOR_TL,
+          R.GRAS_SC_WINDOW_SCISSOR_BR, R.GRAS_LRZ_CNTL, R.RB_WINDOW_OFFSET, R.VSC_BIN_SIZE, R.VSC_EXPANDED_BIN_CNTL)
+
+
+@attrs.define
+class _Phases(Listener):
+    chip: int
+    regs: dict[int, int] = attrs.field(factory=dict)
+    phases: list[dict[str, Any]] = attrs.field(factory=list)
+    current: dict[str, Any] | None = None
+
+    def reg(self, reg: int, value: int) -> None:
+        self.regs[reg] = value
+
+    def marker(self, mode: int) -> None:
+        kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
+        if kind is not None:
+            self.current = {"kind": kind, "at_draw": None, "blits": []}
+            self.phases.append(self.current)
+
+    def draw(self, opcode: int, payload: tuple[int, ...]) -> None:
+        # turnip's own clears and 3D blits draw rect lists; the application's draws do not
+        if opcode == CP_DRAW_INDX_OFFSET and payload and (payload[0] & 0x3F) == DI_PT_RECTLIST:
+            return
+        if self.current is not None and self.current["at_draw"] is None:
+            self.current["at_draw"] = dict(self.regs)
+
+    def event(self, opcode: int, payload: tuple[int, ...]) -> None:
+        # every store/resolve in a bin is a blit event after RB_BLIT_SCISSOR (fast store) or an
+        # A2D blit (scaled store): the scissor in effect is the store rectangle
+        if self.current is not None and self.current["kind"] == "gmem":
+            tl, br = self.regs.get(R.RB_BLIT_SCISSOR_TL), self.regs.get(R.RB_BLIT_SCISSOR_BR)
+            if tl is not None and br is not None and payload and (payload[0] & 0x7F) == 0x1E:  # BLIT
+                self.current["blits"].append((R.reg_xy(tl), R.reg_xy(br)))
+
+
+def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int]) -> Phase:
+    regs = raw["at_draw"] if raw["at_draw"] is not None else end_regs
+
+    def g(r: int) -> int:
+        return regs.get(r, 0)
+
+    bw, bh, lrz_dis = R.bin_cntl(g(R.GRAS_SC_BIN_CNTL))
+    fov = None
+    if chip >= 7:
+        fov = R.foveat(g(R.GRAS_BIN_FOVEAT), tuple(g(R.GRAS_BIN_FOVEAT_OFFSET_0 + k) for k in range(4)))  # type: ignore[arg-type]
+    out = []
+    for i in range(slots):
+        vp = tuple(g(R.GRAS_CL_VIEWPORT + 6 * i + k) for k in range(6))
+        vs = (R.scissor_xy(g(R.GRAS_SC_VIEWPORT_SCISSOR + 2 * i)),
+              R.scissor_xy(g(R.GRAS_SC_VIEWPORT_SCISSOR + 2 * i + 1)))
+        ss = (R.scissor_xy(g(R.GRAS_SC_SCREEN_SCISSOR + 2 * i)), R.scissor_xy(g(R.GRAS_SC_SCREEN_SCISSOR + 2 * i + 1)))
+        out.append(Slot(i, vp, vs, ss))
+    return Phase(kind=raw["kind"], drawn=raw["at_draw"] is not None,
+                 window_scissor=(R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_TL)), R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_BR))),
+                 window_offset=R.reg_xy(g(R.RB_WINDOW_OFFSET)), bin_size=(bw, bh), force_lrz_dis=lrz_dis,
+                 lrz_enable=bool(g(R.GRAS_LRZ_CNTL) & 1), foveat=fov, slots=tuple(out),
+                 blit_scissors=tuple(raw["blits"]))
+
+
+def driver_pass(dump: Dump, slots: int, chip: int) -> DriverPass:
+    """Decode one render pass's submit of a ``chip``-generation GPU (6 or 7: the GPU the box was
+    asked to open; the dump's chip id encodes newer parts differently); ``slots`` viewport slots
+    are read per phase."""
+    lis = _Phases(chip)
+    walk(dump, lis)
+    phases = [_phase(p, chip, slots, lis.regs) for p in lis.phases]
+    binning = next((p for p in phases if p.kind == "binning"), None)
+    bins = tuple(p for p in phases if p.kind == "gmem")
+    sysmem = next((p for p in phases if p.kind == "sysmem" and p.drawn), None)
+    mode = "gmem" if bins else "sysmem" if sysmem is not None else "none"
+    # VSC_BIN_SIZE / VSC_EXPANDED_BIN_CNTL are written by the binning pass only (update_vsc_pipe)
+    tsize = R.vsc_bin_size(lis.regs[R.VSC_BIN_SIZE]) if binning is not None and R.VSC_BIN_SIZE in lis.regs else None
+    tcount = R.vsc_bin_count(lis.regs[R.VSC_EXPANDED_BIN_CNTL]) \
+        if binning is not None and R.VSC_EXPANDED_BIN_CNTL in lis.regs else None
+    return DriverPass(chip=chip, render_mode=mode, tile_size=tsize, tile_count=tcount, binning=binning, bins=bins,
+                      sysmem=sysmem)

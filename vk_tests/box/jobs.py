@@ -1,0 +1,123 @@
+"""A scenario as the Vulkan work the box records: the translation, and what it cannot say.
+
+:func:`job_of` turns a parsed :class:`fdm.Scenario` into the JSON record
+:mod:`vk_tests.box.record` builds its render pass from, or raises :class:`Unrecordable` naming
+what stops it (a GPU the shim does not open, a fork's variant, an extension the binding lacks).
+:func:`model_scenario` is the scenario the model plans for the comparison: the same pass with the
+scenario's ``gpu`` replaced by the one asked for and a fixed ``tile_size`` dropped (turnip picks
+its own; the model then follows its selection rule).
+
+Choices the scenario leaves open, fixed here (``docs/box.md``):
+
+* the last attachment is the depth attachment unless ``depth_load_op = "none"`` (the schema's
+  "colour + depth" default); colour formats by bytes per texel: 1 ``R8_UNORM``, 2 ``R8G8_UNORM``,
+  4 ``R8G8B8A8_UNORM``, 8 ``R16G16B16A16_SFLOAT``, 16 ``R32G32B32A32_SFLOAT``; depth 2
+  ``D16_UNORM``, 4 ``D32_SFLOAT``;
+* turnip 26.2 has the FDM format feature on ``R16G16_SFLOAT`` and ``R32G32_SFLOAT`` only: a
+  scenario stored as ``R8G8_UNORM`` is recorded as ``R32G32_SFLOAT`` holding the float32 values
+  the driver would have read from the bytes (``byte * (1.0f / 255)``), so every quantity after
+  the read is compared unchanged;
+* one full-screen triangle per draw, a pipeline whose fragment shader reads ``gl_FragCoord``,
+  depth test ``LESS`` with writes when there is depth; viewports and scissors as dynamic state.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+import numpy as np
+
+from fdm.density import unpack_density
+from fdm.scenario import Scenario
+
+#: the GPU ids Mesa's freedreno noop shim opens (``FD_GPU_ID``) for the profiles the model has
+SHIM_GPU_IDS = {"a618": 618, "a630": 630, "a660": 660, "a730": 730, "a740": 740, "a750": 750}
+#: the GPUs whose streams the box decodes (a6xx and a7xx register offsets)
+DECODED_CHIPS = (6, 7)
+COLOUR_FORMATS = {1: 9, 2: 16, 4: 37, 8: 97, 16: 109}     # VkFormat by bytes per texel
+DEPTH_FORMATS = {2: 124, 4: 126}                          # D16_UNORM, D32_SFLOAT
+
+
+class Unrecordable(Exception):
+    """The box cannot record this scenario as Mesa's turnip would see it (the text says why)."""
+
+
+def model_scenario(sc: Scenario, gpu: str | None = None) -> Scenario:
+    """The scenario both sides run: ``gpu`` if given, and no fixed tile size."""
+    from fdm.gpu import get_gpu
+
+    return attrs.evolve(sc, gpu=get_gpu(gpu) if gpu else sc.gpu, tile_size=None)
+
+
+def tu_debug_of(sc: Scenario) -> tuple[str, ...]:
+    """The ``TU_DEBUG`` flags the recording process needs (one process per GPU and flag set)."""
+    flags: list[str] = list(sc.tu_debug)
+    if sc.bin_merging == "off":
+        flags.append("nobinmerging")
+    return tuple(sorted(set(flags)))
+
+
+def _attachments(sc: Scenario) -> list[dict[str, Any]]:
+    out = []
+    n = len(sc.attachments)
+    for i, a in enumerate(sc.attachments):
+        depth = sc.depth_load_op != "none" and i == n - 1
+        table = DEPTH_FORMATS if depth else COLOUR_FORMATS
+        if a.cpp not in table:
+            kind = "depth" if depth else "colour"
+            raise Unrecordable(f"attachments[{i}]: no {kind} format with {a.cpp} bytes per texel "
+                               f"(known: {sorted(table)})")
+        load = sc.depth_load_op if depth else getattr(a, "load_op", "clear")
+        out.append({"kind": "depth" if depth else "color", "format": table[a.cpp], "samples": a.samples,
+                    "load_op": load, "store_op": getattr(a, "store_op", "store"),
+                    "resolve": bool(getattr(a, "resolve", False))})
+    return out
+
+
+def _density(sc: Scenario) -> dict[str, Any]:
+    dm = sc.density
+    w, h = dm.size
+    n = max(len(dm.layers), sc.fdm_layers if sc.views > 1 or sc.fdm_per_layer else 1)
+    layers = []
+    for v in range(n):
+        src = dm.layers[min(v, len(dm.layers) - 1)]
+        rows = []
+        for j in range(h):
+            row = []
+            for i in range(w):
+                t = src[j, i]
+                dx, dy = unpack_density(dm.format, t[0].item(), t[1].item())
+                row.append([float(np.float32(dx)), float(np.float32(dy))])
+            rows.append(row)
+        layers.append(rows)
+    return {"format": "R32G32_SFLOAT", "size": [w, h], "layers": layers}
+
+
+def job_of(sc: Scenario, name: str, out: str) -> dict[str, Any]:
+    """The recorder's JSON record of one scenario (see the module docstring)."""
+    if sc.gpu.name not in SHIM_GPU_IDS:
+        raise Unrecordable(f"gpu: the freedreno noop shim opens {', '.join(SHIM_GPU_IDS)}, not {sc.gpu.name}")
+    if sc.bin_merging == "fixed":
+        raise Unrecordable("bin_merging: 'fixed' is the tencentmalos fork's adjacency, not Mesa's turnip")
+    for fn, variant in attrs.asdict(sc.driver).items():
+        if variant != "upstream":
+            raise Unrecordable(f"driver.{fn}: '{variant}' is not Mesa's turnip")
+    if sc.custom_resolve:
+        raise Unrecordable("custom_resolve: VK_EXT_custom_resolve is not in the Python Vulkan binding")
+    if sc.fdm_per_layer:
+        raise Unrecordable("fdm_per_layer: VkPipelineFragmentDensityMapLayeredCreateInfoVALVE is not in the "
+                           "Python Vulkan binding")
+    vps = [[v.x, v.y, v.w, v.h, v.min_depth, v.max_depth] for v in sc.viewports]
+    scs = [[s.x, s.y, s.w, s.h] for s in sc.scissors]
+    w, h = sc.framebuffer
+    areas = [[r.x, r.y, r.w, r.h] for r in sc.render_areas] or [[0, 0, w, h]]
+    return {
+        "name": name, "out": out, "framebuffer": [w, h], "views": sc.views, "layers": sc.layers,
+        "fdm_per_layer": sc.fdm_per_layer, "attachments": _attachments(sc), "density": _density(sc),
+        "fdm_offset_flag": sc.fdm_offset_create_flag,
+        "fdm_offsets": [list(o) for o in sc.fdm_offsets] if sc.fdm_offsets else None,
+        "viewports": vps, "scissors": scs, "writes_viewport_index": sc.writes_viewport_index,
+        "per_view_viewports": sc.multiview_per_view_viewports, "render_areas": areas,
+        "draws": int(getattr(sc, "draws", 1)),
+    }

@@ -1,0 +1,272 @@
+"""A PM4 command-processor walk over a turnip submit, as far as the FDM state needs it.
+
+Packet formats are those of Mesa's ``src/freedreno/registers/adreno/adreno_pm4.xml`` for a5xx
+and later: a type-4 header ``(4 << 28) | (reg << 8) | count`` writes ``count`` consecutive
+registers from ``reg`` (parity bits 7 and 27 ignored); a type-7 header ``(7 << 28) |
+(opcode << 16) | count`` carries ``count`` payload dwords (``count`` 0-14, opcode 16-22).
+
+The walk starts at the submit's IB1s and, like the CP, follows:
+
+* ``CP_INDIRECT_BUFFER`` (and ``_PFD``) into IB2s, ``CP_INDIRECT_BUFFER_CHAIN`` as a jump;
+* ``CP_SET_DRAW_STATE``: groups are remembered and executed at the next draw (or at once with
+  ``LOAD_IMMED``), reading their dwords from memory *at that moment*, so per-bin
+  ``CP_MEM_WRITE`` patches of draw-state memory — turnip's FDM patchpoints — are in effect;
+  groups whose BINNING/GMEM/SYSMEM mask excludes the current render mode are skipped;
+* ``CP_MEM_WRITE`` into the dumped memory;
+* ``CP_CONTEXT_REG_BUNCH`` (register/value pairs);
+* ``CP_COND_REG_EXEC`` in ``RENDER_MODE`` mode by the current render mode, and in
+  ``THREAD_MODE`` for the BR (render) thread — the stream's BV (concurrent binning) copy is
+  skipped, as the binning pass is already walked on its own;
+* ``CP_SET_MARKER`` render modes, ``CP_LOAD_STATE6*`` constants, ``CP_EVENT_WRITE*`` events and
+  the draws, which it hands to a :class:`Listener`.
+
+Anything else is skipped by its length.  The walk never executes a draw or a blit; it only
+tracks what the CP would have programmed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import attrs
+
+from .rd import Dump, Memory
+
+CP_NOP = 0x10
+CP_INDIRECT_BUFFER_PFD = 0x37
+CP_INDIRECT_BUFFER = 0x3F
+CP_INDIRECT_BUFFER_CHAIN = 0x57
+CP_SET_DRAW_STATE = 0x43
+CP_MEM_WRITE = 0x3D
+CP_CONTEXT_REG_BUNCH = 0x5C
+CP_COND_REG_EXEC = 0x47
+CP_SET_MARKER = 0x65
+CP_EVENT_WRITE = 0x46
+CP_EVENT_WRITE7 = 0x46
+CP_DRAW_INDX_OFFSET = 0x38
+CP_DRAW_INDIRECT = 0x28
+CP_DRAW_INDX_INDIRECT = 0x29
+CP_DRAW_INDIRECT_MULTI = 0x2A
+CP_DRAW_AUTO = 0x24
+CP_LOAD_STATE6_GEOM = 0x32
+CP_LOAD_STATE6_FRAG = 0x34
+CP_LOAD_STATE6 = 0x36
+CP_BLIT = 0x2C
+CP_SET_BIN_DATA5 = 0x2F
+CP_SET_BIN_DATA5_OFFSET = 0x2E
+CP_REG_WRITE = 0x6D
+DRAWS = {CP_DRAW_INDX_OFFSET, CP_DRAW_INDIRECT, CP_DRAW_INDX_INDIRECT, CP_DRAW_INDIRECT_MULTI, CP_DRAW_AUTO}
+
+OPCODE_NAMES = {v: k for k, v in list(globals().items()) if k.startswith("CP_") and isinstance(v, int)}
+
+#: a6xx_marker / RM6 render modes of CP_SET_MARKER (adreno_pm4.xml, enum a6xx_marker)
+RM6_BYPASS = 1       # RM6_DIRECT_RENDER: sysmem
+RM6_BINNING = 2      # RM6_BIN_VISIBILITY
+RM6_GMEM = 4         # RM6_BIN_RENDER_START: one bin
+RM6_ENDVIS = 5
+RM6_RESOLVE = 6
+RM6_YIELD = 7
+RM6_COMPUTE = 8
+RM6_BLIT2DSCALE = 12
+
+#: VGT_DRAW_INITIATOR primitive type (bits 0-5) of turnip's own 3D blits and clears
+DI_PT_RECTLIST = 8
+
+#: CP_SET_DRAW_STATE__0 bits (adreno_pm4.xml)
+DS_COUNT_MASK = 0xFFFF
+DS_DIRTY = 1 << 16
+DS_DISABLE = 1 << 17
+DS_DISABLE_ALL_GROUPS = 1 << 18
+DS_LOAD_IMMED = 1 << 19
+DS_BINNING = 1 << 20
+DS_GMEM = 1 << 21
+DS_SYSMEM = 1 << 22
+DS_GROUP_ID_SHIFT = 24
+
+#: CP_COND_REG_EXEC_0 (adreno_pm4.xml): MODE 28-31 (PRED_TEST 1, REG_COMPARE 2, RENDER_MODE 3,
+#: REG_COMPARE_IMM 4, THREAD_MODE 5), BINNING 25, GMEM 26, SYSMEM 27, BV 24, BR 25 (THREAD_MODE)
+COND_MODE_SHIFT = 28
+COND_RENDER_MODE = 3
+COND_THREAD_MODE = 5
+COND_BINNING = 1 << 25
+COND_GMEM = 1 << 26
+COND_SYSMEM = 1 << 27
+COND_BV = 1 << 24
+COND_BR = 1 << 25
+
+#: a walk stops after this many packets (a malformed stream must not spin)
+MAX_PACKETS = 5_000_000
+MAX_IB_DEPTH = 4
+
+
+class StreamError(Exception):
+    """The stream cannot be walked (an unknown packet type, a read outside the dump)."""
+
+
+@attrs.define
+class Listener:
+    """What the walk reports; override the hooks you need."""
+
+    def reg(self, reg: int, value: int) -> None:  # noqa: B027 - hooks default to nothing
+        pass
+
+    def marker(self, mode: int) -> None:  # noqa: B027
+        pass
+
+    def draw(self, opcode: int, payload: tuple[int, ...]) -> None:  # noqa: B027
+        pass
+
+    def event(self, opcode: int, payload: tuple[int, ...]) -> None:  # noqa: B027
+        pass
+
+    def load_state(self, opcode: int, payload: tuple[int, ...], data: tuple[int, ...]) -> None:  # noqa: B027
+        pass
+
+    def packet(self, depth: int, opcode: int | None, reg: int | None, payload: tuple[int, ...]) -> None:  # noqa: B027
+        pass
+
+
+@attrs.define
+class Walk:
+    """One walk of a dump's submit (see the module docstring)."""
+
+    memory: Memory
+    listener: Listener
+    mode: int = 0
+    groups: dict[int, tuple[int, int, int]] = attrs.field(factory=dict)
+    packets: int = 0
+
+    def run(self, dump: Dump) -> None:
+        for iova, dwords in dump.cmdstreams:
+            self.ib(iova, dwords, 1)
+
+    def ib(self, iova: int, dwords: int, depth: int) -> None:
+        if depth > MAX_IB_DEPTH:
+            raise StreamError(f"IB nesting deeper than {MAX_IB_DEPTH} at {iova:#x}")
+        try:
+            words = self.memory.dwords(iova, dwords)
+        except KeyError as e:
+            raise StreamError(str(e)) from e
+        self.words(words, depth)
+
+    def words(self, words: tuple[int, ...], depth: int) -> None:
+        pos = 0
+        n = len(words)
+        while pos < n:
+            self.packets += 1
+            if self.packets > MAX_PACKETS:
+                raise StreamError(f"more than {MAX_PACKETS} packets")
+            hdr = words[pos]
+            typ = hdr >> 28
+            if typ == 4:
+                count = hdr & 0x7F
+                reg = (hdr >> 8) & 0x7FFFF
+                vals = words[pos + 1:pos + 1 + count]
+                self.listener.packet(depth, None, reg, vals)
+                for i, v in enumerate(vals):
+                    self.listener.reg(reg + i, v)
+                pos += 1 + count
+            elif typ == 7:
+                count = hdr & 0x7FFF
+                op = (hdr >> 16) & 0x7F
+                payload = words[pos + 1:pos + 1 + count]
+                pos += 1 + count
+                self.listener.packet(depth, op, None, payload)
+                skip = self.type7(op, payload, depth)
+                pos += skip
+            elif hdr == 0 or typ == 2:  # type-2 NOP / padding
+                pos += 1
+            else:
+                raise StreamError(f"unknown packet header {hdr:#010x}")
+
+    def type7(self, op: int, p: tuple[int, ...], depth: int) -> int:
+        """Handle one type-7 packet; returns how many following dwords to skip."""
+        if op in (CP_INDIRECT_BUFFER, CP_INDIRECT_BUFFER_PFD) and len(p) >= 3:
+            self.ib(p[0] | (p[1] << 32), p[2] & 0xFFFFF, depth + 1)
+        elif op == CP_INDIRECT_BUFFER_CHAIN and len(p) >= 3:
+            self.ib(p[0] | (p[1] << 32), p[2] & 0xFFFFF, depth)
+        elif op == CP_SET_DRAW_STATE:
+            for k in range(0, len(p) - 2, 3):
+                d0, addr = p[k], p[k + 1] | (p[k + 2] << 32)
+                if d0 & DS_DISABLE_ALL_GROUPS:
+                    self.groups.clear()
+                    continue
+                gid = (d0 >> DS_GROUP_ID_SHIFT) & 0x1F
+                if d0 & DS_DISABLE or (d0 & DS_COUNT_MASK) == 0:
+                    self.groups.pop(gid, None)
+                    continue
+                if d0 & DS_LOAD_IMMED:
+                    self.run_group(addr, d0, depth)
+                else:
+                    self.groups[gid] = (addr, d0 & DS_COUNT_MASK, d0)
+        elif op == CP_MEM_WRITE and len(p) >= 2:
+            try:
+                self.memory.write(p[0] | (p[1] << 32), p[2:])
+            except KeyError as e:
+                raise StreamError(str(e)) from e
+        elif op == CP_CONTEXT_REG_BUNCH:
+            for k in range(0, len(p) - 1, 2):
+                self.listener.reg(p[k], p[k + 1])
+        elif op == CP_COND_REG_EXEC and len(p) >= 2:
+            return 0 if self.cond_true(p[0]) else p[1]
+        elif op == CP_SET_MARKER and p:
+            mode = p[0] & 0xF
+            if mode in (RM6_BYPASS, RM6_BINNING, RM6_GMEM, RM6_COMPUTE, RM6_BLIT2DSCALE):
+                self.mode = mode
+            self.listener.marker(mode)
+        elif op in DRAWS:
+            for gid in sorted(self.groups):
+                addr, _count, d0 = self.groups[gid]
+                if self.group_enabled(d0):
+                    self.run_group(addr, d0, depth)
+            self.listener.draw(op, p)
+        elif op == CP_EVENT_WRITE or op == CP_BLIT:
+            self.listener.event(op, p)
+        elif op in (CP_LOAD_STATE6, CP_LOAD_STATE6_FRAG, CP_LOAD_STATE6_GEOM):
+            self.listener.load_state(op, p, p[3:])
+        return 0
+
+    def group_enabled(self, d0: int) -> bool:
+        masks = d0 & (DS_BINNING | DS_GMEM | DS_SYSMEM)
+        if not masks:
+            return True
+        return bool((self.mode == RM6_BINNING and masks & DS_BINNING) or (self.mode == RM6_GMEM and masks & DS_GMEM)
+                    or (self.mode == RM6_BYPASS and masks & DS_SYSMEM))
+
+    def run_group(self, addr: int, d0: int, depth: int) -> None:
+        self.ib(addr, d0 & DS_COUNT_MASK, depth + 1)
+
+    def cond_true(self, d0: int) -> bool:
+        mode = d0 >> COND_MODE_SHIFT
+        if mode == COND_RENDER_MODE:
+            return bool((self.mode == RM6_BINNING and d0 & COND_BINNING) or (self.mode == RM6_GMEM and d0 & COND_GMEM)
+                        or (self.mode == RM6_BYPASS and d0 & COND_SYSMEM))
+        if mode == COND_THREAD_MODE:
+            return bool(d0 & COND_BR)
+        return True
+
+
+def walk(dump: Dump, listener: Listener) -> Walk:
+    """Walk every IB1 of ``dump`` (on a copy of its memory: the dump itself is not changed)."""
+    import copy
+
+    w = Walk(Memory(copy.deepcopy(dump.buffers)), listener)
+    w.run(dump)
+    return w
+
+
+def tracer(out: Callable[[str], None]) -> Listener:
+    """A listener that prints every packet (for ``turnip-fdm box dump``)."""
+
+    @attrs.define
+    class _Trace(Listener):
+        def packet(self, depth: int, opcode: int | None, reg: int | None, payload: tuple[int, ...]) -> None:
+            pad = "  " * depth
+            vals = " ".join(f"{v:08x}" for v in payload[:12]) + (" ..." if len(payload) > 12 else "")
+            if opcode is None:
+                assert reg is not None
+                out(f"{pad}pkt4 {reg:#06x} x{len(payload)}: {vals}")
+            else:
+                out(f"{pad}{OPCODE_NAMES.get(opcode, hex(opcode))} x{len(payload)}: {vals}")
+
+    return _Trace()

@@ -1,0 +1,518 @@
+"""The driver side of the box: records one render pass per job on Mesa's real turnip.
+
+This module runs *inside* the box (``python -m vk_tests.box.record JOBS.json``), in a process
+whose dynamic loader, ``libvulkan`` and turnip come from the box's Debian root and whose
+``LD_PRELOAD`` is Mesa's freedreno noop DRM shim (:mod:`vk_tests.box.root` builds that
+environment).  Turnip opens the GPU named by ``FD_GPU_ID`` and records real command streams;
+the shim executes nothing.  For each job it builds the render pass the job describes, writes
+the density map with the CPU, records the pass with its draws, submits it once and moves the
+``.rd`` dump(s) that submit produced into the job's directory.  Everything that needs judging
+happens outside, on the host, from those files.
+
+Three facts of running under the shim shape the code (``docs/box.md``):
+
+* GPU copies never execute, so the density map is a ``LINEAR`` host-visible image written by
+  the CPU at the ``rowPitch``/``arrayPitch`` of ``vkGetImageSubresourceLayout``;
+* turnip keeps a pointer into the density map's memory for its CPU-side FDM reads at
+  ``vkCmdEndRenderPass2``: the memory is never unmapped while the device lives;
+* ``.rd`` files are numbered by turnip's own submits, so each job waits for its submit and
+  takes every new file in the dump folder.
+
+A job file is JSON: ``{"jobs": [JOB, ...]}``; :func:`vk_tests.box.jobs.job_of` writes the JOB
+records.  The process prints one JSON line per job to stdout (``{"name", "status", "why",
+"rd"}``), so a crash leaves the finished jobs readable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import vulkan as vk
+
+SPV = Path(__file__).resolve().parent / "spv"
+
+#: density-map formats in the order the recorder prefers them (both hold float32-exact values)
+DENSITY_FORMATS = {"R32G32_SFLOAT": vk.VK_FORMAT_R32G32_SFLOAT, "R16G16_SFLOAT": vk.VK_FORMAT_R16G16_SFLOAT,
+                   "R8G8_UNORM": vk.VK_FORMAT_R8G8_UNORM}
+LOAD_OPS = {"clear": vk.VK_ATTACHMENT_LOAD_OP_CLEAR, "load": vk.VK_ATTACHMENT_LOAD_OP_LOAD,
+            "dont_care": vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, "none": 1000400000}  # VK_ATTACHMENT_LOAD_OP_NONE
+STORE_OPS = {"store": vk.VK_ATTACHMENT_STORE_OP_STORE, "dont_care": vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+             "none": vk.VK_ATTACHMENT_STORE_OP_NONE}
+VK_RENDER_PASS_CREATE_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE = 0x00000004
+VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
+#: colour attachments a job may have (one fragment shader per count: no output without attachment)
+MAX_COLOURS = 8
+
+
+class Unsupported(Exception):
+    """The box's turnip lacks what a job needs (the message names it)."""
+
+
+def _spv(name: str) -> bytes:
+    return (SPV / f"{name}.spv").read_bytes()
+
+
+class Device:
+    """One turnip device (one GPU id).  The features every job may use are enabled when present;
+    ``per_view_viewports`` (``multiviewPerViewViewports``) only when asked: with it enabled, turnip
+    takes each view's viewport from the application (VK_QCOM_multiview_per_view_viewports), which
+    is a different pass."""
+
+    def __init__(self, per_view_viewports: bool = False) -> None:
+        app = vk.VkApplicationInfo(pApplicationName="turnip-fdm box", apiVersion=vk.VK_MAKE_VERSION(1, 3, 0))
+        #: validation messages since the last :meth:`take_messages`
+        self.messages: list[str] = []
+        validation = os.environ.get("TURNIP_FDM_BOX_VALIDATION") == "1" and VALIDATION_LAYER in {
+            p.layerName for p in vk.vkEnumerateInstanceLayerProperties()}
+        self.validation = validation
+        self.instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(
+            pApplicationInfo=app, ppEnabledLayerNames=[VALIDATION_LAYER] if validation else None,
+            ppEnabledExtensionNames=["VK_EXT_debug_utils"] if validation else None), None)
+        if validation:
+            self._callback = self._on_message  # the cffi callback must stay alive
+            create = vk.vkGetInstanceProcAddr(self.instance, "vkCreateDebugUtilsMessengerEXT")
+            self.messenger = create(self.instance, vk.VkDebugUtilsMessengerCreateInfoEXT(
+                messageSeverity=vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT
+                | vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+                messageType=vk.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT
+                | vk.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
+                pfnUserCallback=self._callback), None)
+        pds = vk.vkEnumeratePhysicalDevices(self.instance)
+        if not pds:
+            raise Unsupported("the box's loader found no turnip device")
+        self.pd = pds[0]
+        props = vk.vkGetPhysicalDeviceProperties(self.pd)
+        self.name = props.deviceName
+        drv = vk.VkPhysicalDeviceDriverProperties()
+        vk.vkGetPhysicalDeviceProperties2(self.pd, vk.VkPhysicalDeviceProperties2(pNext=drv))
+        self.driver_info = vk.ffi.string(drv.driverInfo).decode(errors="replace")
+        self.limits = props.limits
+        self.extensions = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.pd, None)}
+        want = ["VK_EXT_fragment_density_map", "VK_QCOM_fragment_density_map_offset", "VK_KHR_load_store_op_none",
+                "VK_QCOM_multiview_per_view_viewports", "VK_QCOM_multiview_per_view_render_areas",
+                "VK_VALVE_fragment_density_map_layered"]
+        self.enabled = [e for e in want if e in self.extensions]
+        if "VK_EXT_fragment_density_map" not in self.enabled:
+            raise Unsupported(f"{self.name} has no VK_EXT_fragment_density_map")
+        chain: Any = vk.ffi.NULL
+        fdm = vk.VkPhysicalDeviceFragmentDensityMapFeaturesEXT(fragmentDensityMap=vk.VK_TRUE,
+                                                              fragmentDensityMapNonSubsampledImages=vk.VK_TRUE,
+                                                              pNext=chain)
+        chain = fdm
+        if "VK_QCOM_fragment_density_map_offset" in self.enabled:
+            chain = vk.VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(fragmentDensityMapOffset=vk.VK_TRUE,
+                                                                              pNext=chain)
+        self.per_view_viewports = per_view_viewports and "VK_QCOM_multiview_per_view_viewports" in self.enabled
+        if not self.per_view_viewports and "VK_QCOM_multiview_per_view_viewports" in self.enabled:
+            self.enabled.remove("VK_QCOM_multiview_per_view_viewports")
+        if self.per_view_viewports:
+            chain = vk.VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(multiviewPerViewViewports=vk.VK_TRUE,
+                                                                               pNext=chain)
+        if "VK_QCOM_multiview_per_view_render_areas" in self.enabled:
+            chain = vk.VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM(
+                multiviewPerViewRenderAreas=vk.VK_TRUE, pNext=chain)
+        v11 = vk.VkPhysicalDeviceVulkan11Features(multiview=vk.VK_TRUE, pNext=chain)
+        v12 = vk.VkPhysicalDeviceVulkan12Features(shaderOutputViewportIndex=vk.VK_TRUE, pNext=v11)
+        feats = vk.VkPhysicalDeviceFeatures2(features=vk.VkPhysicalDeviceFeatures(multiViewport=vk.VK_TRUE),
+                                             pNext=v12)
+        queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=0, queueCount=1, pQueuePriorities=[1.0])
+        self.device = vk.vkCreateDevice(self.pd, vk.VkDeviceCreateInfo(
+            pNext=feats, pQueueCreateInfos=[queue], ppEnabledExtensionNames=self.enabled), None)
+        self.queue = vk.vkGetDeviceQueue(self.device, 0, 0)
+        self.pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(queueFamilyIndex=0), None)
+        self.mem_props = vk.vkGetPhysicalDeviceMemoryProperties(self.pd)
+        names = ("box.vert", "box_vpi.vert", *(f"box{k}.frag" for k in range(MAX_COLOURS + 1)))
+        self.shaders = {n: vk.vkCreateShaderModule(self.device, vk.VkShaderModuleCreateInfo(
+            codeSize=len(b), pCode=b), None) for n in names for b in [_spv(n)]}
+        self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
+        #: host-visible density-map memory stays mapped for the device's life (turnip reads it)
+        self.kept_mapped: list[Any] = []
+
+    def _on_message(self, severity: int, types: int, data: Any, user: Any) -> int:
+        self.messages.append(vk.ffi.string(data.pMessage).decode(errors="replace"))
+        return 0
+
+    def take_messages(self) -> list[str]:
+        out, self.messages = self.messages, []
+        return out
+
+    def memory_type(self, bits: int, want: int) -> int:
+        for i in range(self.mem_props.memoryTypeCount):
+            if bits & (1 << i) and (self.mem_props.memoryTypes[i].propertyFlags & want) == want:
+                return i
+        raise Unsupported(f"no memory type with flags {want:#x}")
+
+    def format_features(self, fmt: int, linear: bool) -> int:
+        p = vk.vkGetPhysicalDeviceFormatProperties(self.pd, fmt)
+        return int(p.linearTilingFeatures if linear else p.optimalTilingFeatures)
+
+
+def _image(dev: Device, stack: ExitStack, *, fmt: int, extent: tuple[int, int], layers: int, samples: int,
+           usage: int, linear: bool = False, flags: int = 0) -> tuple[Any, Any, int]:
+    info = vk.VkImageCreateInfo(
+        flags=flags, imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
+        extent=vk.VkExtent3D(width=extent[0], height=extent[1], depth=1), mipLevels=1, arrayLayers=layers,
+        samples=samples, tiling=vk.VK_IMAGE_TILING_LINEAR if linear else vk.VK_IMAGE_TILING_OPTIMAL,
+        usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE,
+        initialLayout=vk.VK_IMAGE_LAYOUT_PREINITIALIZED if linear else vk.VK_IMAGE_LAYOUT_UNDEFINED)
+    try:
+        vk.vkGetPhysicalDeviceImageFormatProperties(dev.pd, fmt, vk.VK_IMAGE_TYPE_2D, info.tiling, usage, flags)
+    except vk.VkErrorFormatNotSupported as e:
+        raise Unsupported(f"format {fmt} ({'linear' if linear else 'optimal'}, {samples}x, usage {usage:#x}) "
+                          "is not supported as this job needs it") from e
+    img = vk.vkCreateImage(dev.device, info, None)
+    stack.callback(vk.vkDestroyImage, dev.device, img, None)
+    req = vk.vkGetImageMemoryRequirements(dev.device, img)
+    want = (vk.VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | vk.VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) if linear else 0
+    mem = vk.vkAllocateMemory(dev.device, vk.VkMemoryAllocateInfo(
+        allocationSize=req.size, memoryTypeIndex=dev.memory_type(req.memoryTypeBits, want)), None)
+    vk.vkBindImageMemory(dev.device, img, mem, 0)
+    if not linear:
+        stack.callback(vk.vkFreeMemory, dev.device, mem, None)
+    return img, mem, int(req.size)
+
+
+def _view(dev: Device, stack: ExitStack, img: Any, fmt: int, layers: int, aspect: int) -> Any:
+    v = vk.vkCreateImageView(dev.device, vk.VkImageViewCreateInfo(
+        image=img, viewType=vk.VK_IMAGE_VIEW_TYPE_2D_ARRAY, format=fmt,
+        subresourceRange=vk.VkImageSubresourceRange(aspectMask=aspect, baseMipLevel=0, levelCount=1,
+                                                    baseArrayLayer=0, layerCount=layers)), None)
+    stack.callback(vk.vkDestroyImageView, dev.device, v, None)
+    return v
+
+
+def _write_density(dev: Device, img: Any, mem: Any, size: int, fmt: str,
+                   texels: list[list[list[list[float]]]]) -> None:
+    """Write the density layers with the CPU at the driver's row and array pitches.  The memory
+    stays mapped: turnip keeps a pointer to it and reads it at vkCmdEndRenderPass2."""
+    ptr = vk.vkMapMemory(dev.device, mem, 0, size, 0)
+    dev.kept_mapped.append(ptr)
+    pack = {"R32G32_SFLOAT": "<2f", "R16G16_SFLOAT": "<2e", "R8G8_UNORM": "<2B"}[fmt]
+    for layer, rows in enumerate(texels):
+        lay = vk.vkGetImageSubresourceLayout(dev.device, img, vk.VkImageSubresource(
+            aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, arrayLayer=layer))
+        for j, row in enumerate(rows):
+            line = b"".join(struct.pack(pack, *t) for t in row)
+            off = lay.offset + j * lay.rowPitch
+            ptr[off:off + len(line)] = line
+
+
+def _render_pass(dev: Device, stack: ExitStack, job: dict[str, Any]) -> tuple[Any, list[int]]:
+    """The VkRenderPass2 of a job: its attachments (colour, then depth, then resolve targets),
+    one subpass, and the density map as the last attachment."""
+    atts: list[Any] = []
+    colour: list[Any] = []
+    resolve: list[Any] = []
+    depth: Any = None
+    if sum(a["kind"] != "depth" for a in job["attachments"]) > MAX_COLOURS:
+        raise Unsupported(f"more than {MAX_COLOURS} colour attachments")
+    samples = {a["samples"] for a in job["attachments"]}
+    if len(samples) > 1:
+        raise Unsupported(f"attachments of different sample counts {sorted(samples)} in one subpass")
+    aspects = []
+    for a in job["attachments"]:
+        is_depth = a["kind"] == "depth"
+        layout = (vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL if is_depth
+                  else vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+        idx = len(atts)
+        atts.append(vk.VkAttachmentDescription2(
+            format=a["format"], samples=a["samples"], loadOp=LOAD_OPS[a["load_op"]],
+            storeOp=STORE_OPS[a["store_op"]], stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            initialLayout=layout if a["load_op"] in ("load", "none") else vk.VK_IMAGE_LAYOUT_UNDEFINED,
+            finalLayout=layout))
+        aspects.append(vk.VK_IMAGE_ASPECT_DEPTH_BIT if is_depth else vk.VK_IMAGE_ASPECT_COLOR_BIT)
+        ref = vk.VkAttachmentReference2(attachment=idx, layout=layout, aspectMask=aspects[-1])
+        if is_depth:
+            depth = ref
+        else:
+            colour.append(ref)
+    for a in [a for a in job["attachments"] if a["kind"] != "depth"]:
+        if not a.get("resolve"):
+            resolve.append(vk.VkAttachmentReference2(attachment=vk.VK_ATTACHMENT_UNUSED,
+                                                     layout=vk.VK_IMAGE_LAYOUT_UNDEFINED))
+            continue
+        if a["samples"] == 1:
+            raise Unsupported("a resolve of a single-sampled attachment")
+        idx = len(atts)
+        atts.append(vk.VkAttachmentDescription2(
+            format=a["format"], samples=1, loadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
+            finalLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
+        aspects.append(vk.VK_IMAGE_ASPECT_COLOR_BIT)
+        resolve.append(vk.VkAttachmentReference2(attachment=idx, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                                 aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT))
+    fdm_idx = len(atts)
+    fdm_layout = vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT
+    atts.append(vk.VkAttachmentDescription2(
+        format=DENSITY_FORMATS[job["density"]["format"]], samples=1, loadOp=vk.VK_ATTACHMENT_LOAD_OP_LOAD,
+        storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+        stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=fdm_layout, finalLayout=fdm_layout))
+    aspects.append(vk.VK_IMAGE_ASPECT_COLOR_BIT)
+    views = job["views"]
+    subpass = vk.VkSubpassDescription2(
+        pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS, viewMask=(1 << views) - 1 if views > 1 else 0,
+        pColorAttachments=colour or None, pResolveAttachments=resolve if any(
+            r.attachment != vk.VK_ATTACHMENT_UNUSED for r in resolve) else None,
+        pDepthStencilAttachment=depth)
+    fdm_info = vk.VkRenderPassFragmentDensityMapCreateInfoEXT(
+        fragmentDensityMapAttachment=vk.VkAttachmentReference(attachment=fdm_idx, layout=fdm_layout))
+    flags = VK_RENDER_PASS_CREATE_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE if job["fdm_per_layer"] else 0
+    rp = vk.vkCreateRenderPass2(dev.device, vk.VkRenderPassCreateInfo2(
+        pNext=fdm_info, flags=flags, pAttachments=atts, pSubpasses=[subpass],
+        pCorrelatedViewMasks=[(1 << views) - 1] if views > 1 else None), None)
+    stack.callback(vk.vkDestroyRenderPass, dev.device, rp, None)
+    return rp, aspects
+
+
+def _viewports(job: dict[str, Any]) -> list[Any]:
+    return [vk.VkViewport(x=v[0], y=v[1], width=v[2], height=v[3], minDepth=v[4], maxDepth=v[5])
+            for v in job["viewports"]]
+
+
+def _scissors(job: dict[str, Any]) -> list[Any]:
+    return [vk.VkRect2D(offset=vk.VkOffset2D(x=s[0], y=s[1]), extent=vk.VkExtent2D(width=s[2], height=s[3]))
+            for s in job["scissors"]]
+
+
+def _pipeline(dev: Device, stack: ExitStack, job: dict[str, Any], rp: Any) -> tuple[Any, Any]:
+    colours = [a for a in job["attachments"] if a["kind"] != "depth"]
+    has_depth = any(a["kind"] == "depth" for a in job["attachments"])
+    layout = vk.vkCreatePipelineLayout(dev.device, vk.VkPipelineLayoutCreateInfo(), None)
+    stack.callback(vk.vkDestroyPipelineLayout, dev.device, layout, None)
+    vert = "box_vpi.vert" if job["writes_viewport_index"] else "box.vert"
+    stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=dev.shaders[vert],
+                                                 pName="main"),
+              vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT,
+                                                 module=dev.shaders[f"box{len(colours)}.frag"], pName="main")]
+    n_vp = len(job["viewports"])
+    samples = job["attachments"][0]["samples"] if job["attachments"] else 1
+    blend = [vk.VkPipelineColorBlendAttachmentState(colorWriteMask=0xF) for _ in colours]
+    info = vk.VkGraphicsPipelineCreateInfo(
+        pStages=stages, pVertexInputState=vk.VkPipelineVertexInputStateCreateInfo(),
+        pInputAssemblyState=vk.VkPipelineInputAssemblyStateCreateInfo(
+            topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST),
+        pViewportState=vk.VkPipelineViewportStateCreateInfo(
+            viewportCount=n_vp, scissorCount=n_vp,
+            pViewports=None if job.get("dynamic_viewport", True) else _viewports(job),
+            pScissors=None if job.get("dynamic_viewport", True) else _scissors(job)),
+        pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
+            polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE, lineWidth=1.0),
+        pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=samples),
+        pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
+            depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
+            depthCompareOp=vk.VK_COMPARE_OP_LESS) if has_depth else None,
+        pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(pAttachments=blend or None),
+        pDynamicState=vk.VkPipelineDynamicStateCreateInfo(
+            pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR])
+        if job.get("dynamic_viewport", True) else None,
+        layout=layout, renderPass=rp, subpass=0)
+    pipe = vk.vkCreateGraphicsPipelines(dev.device, None, 1, [info], None)[0]
+    stack.callback(vk.vkDestroyPipeline, dev.device, pipe, None)
+    return pipe, layout
+
+
+def _rd_files(folder: Path) -> set[Path]:
+    return set(folder.glob("*.rd*"))
+
+
+def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
+    """Build, record and submit one job's render pass; returns the ``.rd`` files it produced
+    (moved into the job's ``out`` folder)."""
+    out = Path(job["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    w, h = job["framebuffer"]
+    views, fb_layers = job["views"], job["layers"]
+    img_layers = max(views, fb_layers)
+    dens = job["density"]
+    if job["fdm_offsets"] is not None and "VK_QCOM_fragment_density_map_offset" not in dev.enabled:
+        raise Unsupported("VK_QCOM_fragment_density_map_offset")
+    if job["per_view_viewports"] and not dev.per_view_viewports:
+        raise Unsupported("VK_QCOM_multiview_per_view_viewports")
+    if len(job["render_areas"]) > 1 and "VK_QCOM_multiview_per_view_render_areas" not in dev.enabled:
+        raise Unsupported("VK_QCOM_multiview_per_view_render_areas")
+    if job["fdm_per_layer"] and "VK_VALVE_fragment_density_map_layered" not in dev.enabled:
+        raise Unsupported("VK_VALVE_fragment_density_map_layered")
+    fmt = DENSITY_FORMATS[dens["format"]]
+    if not dev.format_features(fmt, linear=True) & vk.VK_FORMAT_FEATURE_FRAGMENT_DENSITY_MAP_BIT_EXT:
+        raise Unsupported(f"{dens['format']} has no linear FRAGMENT_DENSITY_MAP feature")
+    with ExitStack() as stack:
+        rp, aspects = _render_pass(dev, stack, job)
+        views_list = []
+        att_images, att_specs = [], []
+        # with FDM offsets every attachment is created with the offset flag (VUID-VkRenderPass...-
+        # fragmentDensityOffsetCount-06504 and 06505)
+        aflags = 0x00008000 if job["fdm_offsets"] is not None else 0
+        for a in job["attachments"]:
+            usage = (vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT if a["kind"] == "depth"
+                     else vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
+            img, _, _ = _image(dev, stack, fmt=a["format"], extent=(w, h), layers=img_layers, samples=a["samples"],
+                               usage=usage, flags=aflags)
+            asp = vk.VK_IMAGE_ASPECT_DEPTH_BIT if a["kind"] == "depth" else vk.VK_IMAGE_ASPECT_COLOR_BIT
+            att_images.append(img)
+            att_specs.append(a)
+            views_list.append(_view(dev, stack, img, a["format"], img_layers, asp))
+        for a in job["attachments"]:
+            if a["kind"] != "depth" and a.get("resolve"):
+                img, _, _ = _image(dev, stack, fmt=a["format"], extent=(w, h), layers=img_layers, samples=1,
+                                   usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, flags=aflags)
+                views_list.append(_view(dev, stack, img, a["format"], img_layers, vk.VK_IMAGE_ASPECT_COLOR_BIT))
+        dflags = 0x00008000 if job["fdm_offset_flag"] else 0  # VK_IMAGE_CREATE_FRAGMENT_DENSITY_MAP_OFFSET_BIT_EXT
+        dimg, dmem, dsize = _image(dev, stack, fmt=fmt, extent=tuple(dens["size"]), layers=len(dens["layers"]),
+                            samples=1, usage=vk.VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT, linear=True,
+                            flags=dflags)
+        _write_density(dev, dimg, dmem, dsize, dens["format"], dens["layers"])
+        views_list.append(_view(dev, stack, dimg, fmt, len(dens["layers"]), vk.VK_IMAGE_ASPECT_COLOR_BIT))
+        fb = vk.vkCreateFramebuffer(dev.device, vk.VkFramebufferCreateInfo(
+            renderPass=rp, pAttachments=views_list, width=w, height=h, layers=fb_layers), None)
+        stack.callback(vk.vkDestroyFramebuffer, dev.device, fb, None)
+        pipe, _layout = _pipeline(dev, stack, job, rp)
+        cmd = vk.vkAllocateCommandBuffers(dev.device, vk.VkCommandBufferAllocateInfo(
+            commandPool=dev.pool, level=vk.VK_COMMAND_BUFFER_LEVEL_PRIMARY, commandBufferCount=1))[0]
+        stack.callback(vk.vkFreeCommandBuffers, dev.device, dev.pool, 1, [cmd])
+        vk.vkBeginCommandBuffer(cmd, vk.VkCommandBufferBeginInfo(
+            flags=vk.VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT))
+        # the host-written map moves to the layout the render pass expects (a no-op under the shim)
+        vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_HOST_BIT,
+                                vk.VK_PIPELINE_STAGE_FRAGMENT_DENSITY_PROCESS_BIT_EXT, 0, 0, None, 0, None, 1,
+                                [vk.VkImageMemoryBarrier(
+                                    srcAccessMask=vk.VK_ACCESS_HOST_WRITE_BIT,
+                                    dstAccessMask=vk.VK_ACCESS_FRAGMENT_DENSITY_MAP_READ_BIT_EXT,
+                                    oldLayout=vk.VK_IMAGE_LAYOUT_PREINITIALIZED,
+                                    newLayout=vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT,
+                                    srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+                                    dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, image=dimg,
+                                    subresourceRange=vk.VkImageSubresourceRange(
+                                        aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=0, levelCount=1,
+                                        baseArrayLayer=0, layerCount=len(dens["layers"])))])
+        # attachments the pass loads (or leaves alone: LOAD_OP_NONE) start in their attachment layout
+        pre = []
+        for img, a in zip(att_images, att_specs, strict=True):
+            if a["load_op"] not in ("load", "none"):
+                continue
+            depth = a["kind"] == "depth"
+            pre.append(vk.VkImageMemoryBarrier(
+                srcAccessMask=0, dstAccessMask=vk.VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT if depth
+                else vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                oldLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
+                newLayout=vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL if depth
+                else vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
+                image=img, subresourceRange=vk.VkImageSubresourceRange(
+                    aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT if depth else vk.VK_IMAGE_ASPECT_COLOR_BIT,
+                    baseMipLevel=0, levelCount=1, baseArrayLayer=0, layerCount=img_layers)))
+        if pre:
+            vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                                    vk.VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT
+                                    | vk.VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT
+                                    | vk.VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, 0, 0, None, 0, None,
+                                    len(pre), pre)
+        ra = job["render_areas"]
+        area = vk.VkRect2D(offset=vk.VkOffset2D(x=ra[0][0], y=ra[0][1]),
+                           extent=vk.VkExtent2D(width=ra[0][2], height=ra[0][3]))
+        begin_next: Any = None
+        if len(ra) > 1:
+            # the pass's render area is the union of the per-view areas (VUID-...-perViewRenderAreaCount)
+            x0, y0 = min(r[0] for r in ra), min(r[1] for r in ra)
+            x1, y1 = max(r[0] + r[2] for r in ra), max(r[1] + r[3] for r in ra)
+            area = vk.VkRect2D(offset=vk.VkOffset2D(x=x0, y=y0), extent=vk.VkExtent2D(width=x1 - x0, height=y1 - y0))
+            begin_next = vk.VkMultiviewPerViewRenderAreasRenderPassBeginInfoQCOM(
+                pPerViewRenderAreas=[vk.VkRect2D(offset=vk.VkOffset2D(x=r[0], y=r[1]),
+                                                 extent=vk.VkExtent2D(width=r[2], height=r[3])) for r in ra])
+        clears = [vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=1.0, stencil=0))
+                  if asp == vk.VK_IMAGE_ASPECT_DEPTH_BIT else vk.VkClearValue(color=vk.VkClearColorValue(
+                      float32=[0.0, 0.0, 0.0, 1.0])) for asp in aspects]
+        vk.vkCmdBeginRenderPass2(cmd, vk.VkRenderPassBeginInfo(
+            pNext=begin_next, renderPass=rp, framebuffer=fb, renderArea=area, pClearValues=clears),
+            vk.VkSubpassBeginInfo(contents=vk.VK_SUBPASS_CONTENTS_INLINE))
+        vk.vkCmdBindPipeline(cmd, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, pipe)
+        if job.get("dynamic_viewport", True):
+            vk.vkCmdSetViewport(cmd, 0, len(job["viewports"]), _viewports(job))
+            vk.vkCmdSetScissor(cmd, 0, len(job["scissors"]), _scissors(job))
+        for _ in range(job["draws"]):
+            vk.vkCmdDraw(cmd, 3, 1, 0, 0)
+        end_next: Any = None
+        if job["fdm_offsets"] is not None:
+            end_next = vk.VkSubpassFragmentDensityMapOffsetEndInfoQCOM(
+                pFragmentDensityOffsets=[vk.VkOffset2D(x=o[0], y=o[1]) for o in job["fdm_offsets"]])
+        vk.vkCmdEndRenderPass2(cmd, vk.VkSubpassEndInfo(pNext=end_next))
+        vk.vkEndCommandBuffer(cmd)
+        before = _rd_files(dump_dir)
+        vk.vkResetFences(dev.device, 1, [dev.fence])
+        vk.vkQueueSubmit(dev.queue, 1, [vk.VkSubmitInfo(pCommandBuffers=[cmd])], dev.fence)
+        vk.vkWaitForFences(dev.device, 1, [dev.fence], vk.VK_TRUE, 10_000_000_000)
+        new = sorted(_rd_files(dump_dir) - before)
+        moved = []
+        for i, f in enumerate(new):
+            dst = out / f"submit{i}.rd{''.join(f.suffixes[1:]) if f.suffixes[0] == '.rd' else ''}"
+            shutil.move(str(f), dst)
+            moved.append(str(dst))
+        return moved
+
+
+def _jobs(path: Path) -> Iterator[dict[str, Any]]:
+    yield from json.loads(path.read_text())["jobs"]
+
+
+def info() -> dict[str, Any]:
+    """What ``turnip-fdm box info`` prints of one GPU."""
+    dev = Device()
+    fdm_props = vk.VkPhysicalDeviceFragmentDensityMapPropertiesEXT()
+    vk.vkGetPhysicalDeviceProperties2(dev.pd, vk.VkPhysicalDeviceProperties2(pNext=fdm_props))
+    lo, hi = fdm_props.minFragmentDensityTexelSize, fdm_props.maxFragmentDensityTexelSize
+    formats = [n for n, f in DENSITY_FORMATS.items()
+               if dev.format_features(f, linear=True) & vk.VK_FORMAT_FEATURE_FRAGMENT_DENSITY_MAP_BIT_EXT]
+    return {"device": dev.name, "driver": dev.driver_info,
+            "fdm_extensions": sorted(e for e in dev.extensions if "density" in e.lower()),
+            "texel_size": [[lo.width, lo.height], [hi.width, hi.height]], "fdm_formats": formats}
+
+
+def main(argv: list[str]) -> int:
+    if argv == ["--info"]:
+        try:
+            print(json.dumps(info()), flush=True)
+        except (Unsupported, vk.VkError) as e:
+            print(json.dumps({"error": str(e) or type(e).__name__}), flush=True)
+        return 0
+    jobs_path = Path(argv[0])
+    dump_dir = Path(os.environ["FD_RD_DUMP_PATH"])
+    devices: dict[bool, Device | Exception] = {}
+    for job in _jobs(jobs_path):
+        t0 = time.perf_counter()
+        pvv = bool(job["per_view_viewports"])
+        if pvv not in devices:
+            try:
+                devices[pvv] = Device(per_view_viewports=pvv)
+            except (Unsupported, vk.VkError) as e:
+                devices[pvv] = e
+        dev = devices[pvv]
+        if isinstance(dev, Exception):
+            print(json.dumps({"name": job["name"], "status": "NotSupported", "why": str(dev) or type(dev).__name__,
+                              "rd": []}), flush=True)
+            continue
+        dev.take_messages()
+        try:
+            rd = record(dev, job, dump_dir)
+            rec = {"name": job["name"], "status": "Recorded", "why": "", "rd": rd}
+        except Unsupported as e:
+            rec = {"name": job["name"], "status": "NotSupported", "why": str(e), "rd": []}
+        except vk.VkError as e:
+            rec = {"name": job["name"], "status": "Error", "why": f"{type(e).__name__}", "rd": []}
+        rec["seconds"] = round(time.perf_counter() - t0, 3)
+        rec["validation"] = dev.take_messages()
+        print(json.dumps(rec), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,21 @@
+#version 450
+// 8 colour outputs; reads gl_FragCoord, so turnip loads the FDM FragCoord constants (o and the fragment area).
+layout(location = 0) out vec4 c0;
+layout(location = 1) out vec4 c1;
+layout(location = 2) out vec4 c2;
+layout(location = 3) out vec4 c3;
+layout(location = 4) out vec4 c4;
+layout(location = 5) out vec4 c5;
+layout(location = 6) out vec4 c6;
+layout(location = 7) out vec4 c7;
+void main() {
+    vec4 v = vec4(fract(gl_FragCoord.xy / 64.0), 0.0, 1.0);
+    c0 = v;
+    c1 = v;
+    c2 = v;
+    c3 = v;
+    c4 = v;
+    c5 = v;
+    c6 = v;
+    c7 = v;
+}
