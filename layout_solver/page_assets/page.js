@@ -6,6 +6,10 @@
   const NS = "http://www.w3.org/2000/svg";
   const PLOT = 520;          // largest side of a drawing, CSS pixels
   const M = { l: 52, t: 16, r: 12, b: 34 };   // margins for the pixel axes
+  // LRZ-off hatching in screen (CSS) pixels: the pattern is scaled by 1/zoom, so the stripes are
+  // as far apart and as thick on a 256-pixel framebuffer as on a 4096-pixel one
+  const HATCH = { spacing: 7, width: 2, opacity: 0.7 };
+  let plots = 0;
 
   // ---------------------------------------------------------------- small helpers
   function el(tag, attrs, parent, text) {
@@ -39,9 +43,11 @@
     const w = W * s, h = H * s;
     const svg = sv("svg", { width: w + M.l + M.r, height: h + M.t + M.b, "aria-label": label }, parent);
     const defs = sv("defs", {}, svg);
-    const pat = sv("pattern", { id: "hatch", width: 6, height: 6, patternUnits: "userSpaceOnUse",
+    // one hatch per drawing (ids are document-wide: each drawing has its own zoom)
+    const hatch = "hatch-" + (++plots), d = HATCH.spacing / s;
+    const pat = sv("pattern", { id: hatch, width: d, height: d, patternUnits: "userSpaceOnUse",
                                 patternTransform: "rotate(45)" }, defs);
-    sv("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: "#000", "stroke-width": 1.2 }, pat);
+    sv("line", { x1: d / 2, y1: 0, x2: d / 2, y2: d, stroke: "#000", "stroke-width": HATCH.width / s }, pat);
     const ax = sv("g", { class: "axes", "font-size": 10 }, svg);
     const sx = niceStep(W), sy = niceStep(H);
     for (let x = 0; x <= W; x += sx) {
@@ -62,7 +68,7 @@
     const g = sv("g", { transform: "translate(" + M.l + "," + M.t + ") scale(" + s + ")",
                         "clip-path": "url(#" + clip.id + ")" }, svg);
     sv("rect", { x: M.l, y: M.t, width: w, height: h, fill: "none", stroke: "#000" }, svg);
-    return { svg: svg, g: g, s: s };
+    return { svg: svg, g: g, s: s, hatch: hatch };
   }
 
   // ---------------------------------------------------------------- data access
@@ -147,8 +153,10 @@
                              "data-fa": faName(b.fa) }, P.g);
       sv("title", {}, r, "tile " + key(b.pos) + (b.index !== null ? " (#" + b.index + ")" : "") +
          ", view " + view + ": bin " + b.bin.join(",") + ", frag_area " + faName(b.fa));
-      if (b.lrz === false) sv("rect", { x: x, y: y, width: x2 - x, height: y2 - y, fill: "url(#hatch)",
-                                        "pointer-events": "none", opacity: 0.35 }, P.g);
+      if (b.lrz === false) sv("rect", { x: x, y: y, width: x2 - x, height: y2 - y, fill: "url(#" + P.hatch + ")",
+                                        "fill-opacity": HATCH.opacity, stroke: "#000", "stroke-width": 2,
+                                        "stroke-dasharray": "5 3", "vector-effect": "non-scaling-stroke",
+                                        "pointer-events": "none", class: "lrz-off", "data-pos": key(b.pos) }, P.g);
       if (k > 0) {
         const b0 = base.get(key(b.pos));
         if (!b0 || faName(b0.fa) !== faName(b.fa)) { r.classList.add("fa-changed"); changed++; }
@@ -248,6 +256,20 @@
     }
     return rows;
   }
+  // a value of the details panel: numbers and lists of numbers inline ([0,0,256,256]), a table
+  // (foveat, fs_params, blits) or a list of tables (slots) as nested rows, one per key or item
+  const isPlain = (v) => v === null || typeof v !== "object" ||
+    (Array.isArray(v) && v.every((x) => isPlain(x) && !(x !== null && typeof x === "object" && !Array.isArray(x))));
+  function valueCell(td, v) {
+    if (isPlain(v)) { td.textContent = fmt(v); return; }
+    const nt = el("table", { class: "nested" }, td);
+    const entries = Array.isArray(v) ? v.map((x, i) => ["[" + i + "]", x]) : Object.entries(v);
+    for (const [k, x] of entries) {
+      const tr = el("tr", {}, nt);
+      el("td", { class: "k" }, tr, k);
+      valueCell(el("td", {}, tr), x);
+    }
+  }
   function showDetails(box, rows, diffFields) {
     box.textContent = "";
     const tb = el("table", {}, box);
@@ -256,7 +278,7 @@
       if (cls === "sec") { el("td", { colspan: 2 }, tr, k); continue; }
       if (diffFields && diffFields.has(k)) tr.classList.add("diff");
       el("td", { class: "k" }, tr, k);
-      el("td", {}, tr, fmt(v));
+      valueCell(el("td", {}, tr), v);
     }
   }
 
@@ -342,7 +364,8 @@
     row(swatch("background:#c8c8c8;border-style:dashed"), "subsampled image: un-subsampled bin (stored 1:1)");
     row(swatch("background:linear-gradient(90deg,#464646,#fff)"), "under the bins: the density map, min(density.x, density.y) from 0 (dark) to 1 (white), drawn where the driver samples it (shifted by the view's fdm_offset)");
     row(swatch("border:3px solid #14288c"), "merged tile (extent larger than 1x1)");
-    row(swatch("background:repeating-linear-gradient(45deg,#fff 0 3px,#000 3px 4px)"), "LRZ off for the tile");
+    row(swatch("background:repeating-linear-gradient(45deg,#fff 0 3px,#000 3px 5px);border:2px dashed #000"),
+        "LRZ off for the tile (hatched, dashed outline)");
     row(swatch("border:1px dashed #777"), "tile grid (multiples of the tile size: common_bin_start)");
     row(swatch("border:3px solid #e4007c"), "the selected tile (framebuffer and subsampled image)");
     row(swatch("border:2px dashed #e4007c"), "offset slider: frag_area differs from the same tile at step 0");

@@ -152,3 +152,136 @@ def test_diff_page_marks_the_differing_tiles(page, tmp_path):
     page.click("#tab-changes")
     assert page.js("document.querySelectorAll('#diff-table tbody tr').length") > 10
     assert page.errors == []
+
+
+# -- LRZ-off tiles visible at any framebuffer size; structured values as rows ---------------------
+
+def _page_for(tmp_path: Path, framebuffer: list[int], tile_size: list[int] | None) -> Path:
+    """The layout page of a one-view a750 pass with an FDM offset (LRZ is off in the first row
+    and column of tiles) at ``framebuffer``."""
+    from fdm.scenario import make_scenario
+
+    w, h = framebuffer
+    tiles = {} if tile_size is None else {"tile_size": tuple(tile_size)}
+    sc = make_scenario(gpu="a750", framebuffer=(w, h), views=1, fdm_offset_create_flag=True, fdm_offsets=[[8, 8]],
+                       **tiles,
+                       density={"views": [{"generator": "radial", "size": [max(1, w // 32), max(1, h // 32)],
+                                           "center": [w // 2, h // 2], "radii": [w / 4], "densities": [1.0, 0.5]}]})
+    plan = plan_render_pass(sc)
+    assert isinstance(plan, RenderPassPlan) and any(not t.lrz for t in plan.tiles)
+    files, _ = layout_files(plan)
+    out = tmp_path / f"fb{w}x{h}"
+    out.mkdir()
+    for name, data in files.items():
+        (out / name).write_bytes(data)
+    return out / "index.html"
+
+
+def dark_fraction(page: Any, box: list[float], tmp_path: Path) -> float:
+    """The share of dark pixels (luminance < 110) inside ``box`` (CSS pixels, 3 px margin)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    x, y, w, h = box[0] + 3, box[1] + 3, box[2] - 6, box[3] - 6
+    assert w > 4 and h > 4, box
+    png = base64.b64decode(page.call("Page.captureScreenshot", format="png",
+                                     clip={"x": x, "y": y, "width": w, "height": h, "scale": 1})["data"])
+    px = Image.open(io.BytesIO(png)).convert("L").tobytes()
+    return sum(1 for v in px if v < 110) / len(px)
+
+
+def lrz_contrast(page: Any, tmp_path: Path) -> float:
+    """How much darker an LRZ-off tile is drawn than an LRZ-on tile of the same frag_area (the
+    largest such pair of view 0)."""
+    pair = page.js("""(() => {
+      window.scrollTo(0, 0);
+      const svg = document.querySelector('svg.fb[data-view="0"]');
+      const box = (e) => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; };
+      const off = new Set(Array.from(svg.querySelectorAll('rect.lrz-off')).map(r => r.dataset.pos));
+      const bins = Array.from(svg.querySelectorAll('rect.bin'));
+      let best = null;
+      for (const a of bins) if (off.has(a.dataset.pos)) for (const b of bins)
+        if (!off.has(b.dataset.pos) && b.dataset.fa === a.dataset.fa) {
+          const ba = box(a), bb = box(b), size = Math.min(ba[2] * ba[3], bb[2] * bb[3]);
+          if (!best || size > best[2]) best = [ba, bb, size];
+        }
+      return best;
+    })()""")
+    assert pair is not None, "no LRZ-off tile with an LRZ-on tile of the same frag_area"
+    return dark_fraction(page, pair[0], tmp_path) - dark_fraction(page, pair[1], tmp_path)
+
+
+@pytest.mark.parametrize(("framebuffer", "tile_size"), [([512, 512], [96, 96]), ([3840, 2160], None)])
+def test_lrz_off_tiles_visible_at_any_size(page, tmp_path, framebuffer, tile_size):
+    _ready(page, _page_for(tmp_path, framebuffer, tile_size))
+    assert lrz_contrast(page, tmp_path) >= 0.15
+    assert page.errors == []
+
+
+def test_lrz_off_tiles_visible_on_the_demo(page, demo, tmp_path):
+    """The issue's case: the demo at 1920 x 1920, where the old 7 % tint could not be seen."""
+    _ready(page, demo[0])
+    n = sum(1 for t in demo[1].tiles if not t.lrz)
+    assert page.js("document.querySelectorAll('svg.fb[data-view=\"0\"] rect.lrz-off').length") == n
+    assert lrz_contrast(page, tmp_path) >= 0.15
+
+
+def test_checker_catches_a_faint_hatch(page, demo, tmp_path):
+    """The hatch as it was (user-space stripes 6 apart, 35 % opacity, no outline) fails the check."""
+    text = demo[0].read_text(encoding="utf-8")
+    new = "const HATCH = { spacing: 7, width: 2, opacity: 0.7 };"
+    assert new in text
+    faint = text.replace(new, "const HATCH = { spacing: 6 * 520 / 1920, width: 1.2 * 520 / 1920, opacity: 0.35 };")
+    faint = faint.replace('stroke: "#000", "stroke-width": 2,\n', 'stroke: "none", "stroke-width": 2,\n')
+    assert faint.count('stroke: "none", "stroke-width": 2,') == 1
+    bad = tmp_path / "faint.html"
+    bad.write_text(faint, encoding="utf-8")
+    _ready(page, bad)
+    assert lrz_contrast(page, tmp_path) < 0.15
+
+
+def _details(page: Any) -> dict[str, Any]:
+    return page.js("""(() => {
+      const box = document.getElementById('details-0');
+      const rows = {};
+      for (const tr of box.querySelectorAll(':scope > table > tr, :scope > table > tbody > tr')) {
+        if (tr.cells.length !== 2) continue;
+        const v = tr.cells[1], nested = v.querySelector('table.nested');
+        rows[tr.cells[0].textContent] = nested ? Array.from(nested.rows).map(r => [r.cells[0].textContent,
+                                                 r.cells[1].querySelector('table') ? 'table' : r.cells[1].textContent])
+                                               : v.textContent;
+      }
+      return {rows: rows, overflow: box.scrollWidth - box.clientWidth,
+              braces: Array.from(box.querySelectorAll('td')).filter(td => td.textContent.startsWith('{')).length};
+    })()""")
+
+
+def test_details_show_structured_values_as_rows(page, demo):
+    path, plan = demo
+    _ready(page, path)
+    page.click('svg.fb[data-view="0"] rect.bin[data-pos="3,0"]')
+    d = _details(page)
+    from fdm.report import plan_json
+
+    t = next(t for t in plan_json(plan)["tiles"] if t["pos"] == [3, 0])
+    compact = {k: v if isinstance(v, str) else json.dumps(v, separators=(",", ":")) for k, v in t["foveat"].items()}
+    assert dict(d["rows"]["foveat"]) == compact            # one row per field, each value inline
+    assert [k for k, _ in d["rows"]["fs_params"]] == list(t["views"][0]["fs_params"])
+    assert [k for k, _ in d["rows"]["blits"]] == list(t["views"][0]["blits"])
+    assert d["rows"]["bin"] == json.dumps(t["views"][0]["bin"], separators=(",", ":"))   # lists stay inline
+    assert d["braces"] == 0 and d["overflow"] <= 1, d
+    assert page.errors == []
+
+
+def test_checker_catches_raw_json_details(page, demo, tmp_path):
+    bad = tmp_path / "raw.html"
+    text = demo[0].read_text(encoding="utf-8")
+    anchor = "if (isPlain(v)) { td.textContent = fmt(v); return; }"
+    assert anchor in text
+    bad.write_text(text.replace(anchor, "{ td.textContent = fmt(v); return; }"), encoding="utf-8")
+    _ready(page, bad)
+    page.click('svg.fb[data-view="0"] rect.bin[data-pos="3,0"]')
+    d = _details(page)
+    assert d["braces"] > 0 and isinstance(d["rows"]["foveat"], str)
