@@ -6,11 +6,12 @@ from typing import Literal
 
 import attrs
 
-from .errors import DriverAssertion, ScenarioError
+from .errors import DriverAssertion, NotModelled, ScenarioError
 from .gpu import GpuProfile, gmem_budget
 from .lrz import LrzPassState, max_fdm_extra_size, tu_lrz_init_state
 from .options import MERGING_VARIANTS, choice
 from .patch import BlitRects, FsParams, ViewportPatch, ViewportState, blit_rects, fs_params, patch_slots, viewport_state
+from .render_mode import autotune_render_mode, tu_render_pass_disable_fdm, use_hw_binning
 from .scenario import Scenario
 from .tile_select import (
     Foveat,
@@ -25,7 +26,7 @@ from .tile_select import (
     view_bins,
     window_scissor,
 )
-from .tiles import FdmInputs, TileConfig, TileGrid, calc_tile_config
+from .tiles import FdmInputs, TileConfig, TileGrid, calc_tile_config, identity_tile_config
 from .tiling import GmemConfig, TilingConfig, gmem_config, select_tile_size, tile_count, vsc_config, walk_order
 from .turnip import MAX_VIEWPORT_SIZE, binning_pass_bin, tu_bin_offset, tu_fdm_per_bin_offset
 
@@ -93,6 +94,9 @@ class RenderPassPlan:
     binning: BinningPlan
     tiles: tuple[TilePlan, ...]
     lrz: LrzPassState              # tu_lrz_init_state: LRZ for the whole pass
+    fdm_enabled: bool              # pass->has_fdm after tu_render_pass_disable_fdm
+    fdm_disabled_reason: str | None
+    binning_pass: bool             # use_hw_binning: a binning pass runs before the tiles
     render_mode: Literal["gmem"] = "gmem"
     sysmem_reason: None = None
 
@@ -116,13 +120,16 @@ def max_tile_size(sc: Scenario) -> Pair:
 SYSMEM_DEBUG = "TU_DEBUG(SYSMEM)"
 SYSMEM_NO_FIT = "Can't fit attachments into gmem"
 SYSMEM_NO_BINNING = "Too many tiles and HW binning is not possible"
+SYSMEM_AUTOTUNE = "Autotune selected sysmem"
 
 
-def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig | None:
+def _tiling(sc: Scenario, gm: GmemConfig, fdm: bool = True) -> TilingConfig | None:
     """``tu_tiling_config_update_tile_layout`` and the pipe layout; None when no tile size fits
-    (``tiling->possible`` is false: the pass renders in sysmem)."""
+    (``tiling->possible`` is false: the pass renders in sysmem).  ``fdm`` is ``pass->has_fdm``:
+    without it there is no square-tile penalty, no 4x8 merging pipes and no FDM-offset VSC
+    (``tu_vsc_config``: ``tu_enable_fdm_offset`` needs the FDM)."""
     gpu = sc.gpu
-    fdm_merging = gpu.has_bin_mask and sc.bin_merging != "off"
+    fdm_merging = fdm and gpu.has_bin_mask and sc.bin_merging != "off"
     t: Pair | None
     if sc.tile_size is not None:
         t = sc.tile_size
@@ -135,22 +142,25 @@ def _tiling(sc: Scenario, gm: GmemConfig) -> TilingConfig | None:
         if gm.gmem_pixels == 0:
             return None
         t = select_tile_size(sc.framebuffer, gm.tile_align, max_tile_size(sc), gm.gmem_pixels,
-                             sc.gmem_layers, True)
+                             sc.gmem_layers, fdm)
         if t is None:
             return None
         selected = True
-    tc = tile_count(sc.framebuffer, t, sc.fdm_offset_create_flag)
+    tc = tile_count(sc.framebuffer, t, sc.fdm_offset_create_flag and fdm)
     vsc = vsc_config(tc, gpu.num_vsc_pipes, fdm_merging)
     return TilingConfig(tile_size=t, vsc=vsc, tile_size_selected=selected)
 
 
-def sysmem_reason(sc: Scenario, tiling: TilingConfig | None) -> str | None:
+def sysmem_reason(sc: Scenario, tiling: TilingConfig | None, fdm_enabled: bool = True) -> str | None:
     """``use_sysmem_rendering`` (tu_cmd_buffer.cc, pop-os @ 4ff7b570) for the reasons a scenario
     can express, in the driver's order: ``TU_DEBUG=sysmem``; tiling impossible (attachments do
     not fit GMEM, or no tile size does); ``TU_DEBUG=gmem`` forces GMEM from here on; too many
-    tiles (more than 2) for the VSC pipes.  None: the pass renders in GMEM.  (An empty render
-    area, tessellation, feedback loops, non-framebuffer-space barriers, transform feedback,
-    primitive queries and autotune are outside the scenario: docs/decisions.md.)"""
+    tiles (more than 2: ``binning_useful``) and HW binning impossible for the VSC in use;
+    autotune (:func:`fdm.render_mode.autotune_render_mode`: GMEM for an FDM pass, sysmem for a
+    pass without FDM and fewer than 5 draws, else the bandwidth estimate without history).
+    None: the pass renders in GMEM.  (An empty render area, tessellation, feedback loops,
+    non-framebuffer-space barriers, transform feedback, primitive queries and autotune history
+    are outside the scenario: docs/decisions.md.)"""
     if "sysmem" in sc.tu_debug:
         return SYSMEM_DEBUG
     if tiling is None:
@@ -160,6 +170,11 @@ def sysmem_reason(sc: Scenario, tiling: TilingConfig | None) -> str | None:
     tc = tiling.vsc.tile_count
     if not tiling.vsc.binning_possible and tc[0] * tc[1] > 2:
         return SYSMEM_NO_BINNING
+    areas = tuple((r.w, r.h) for r in sc.render_areas)
+    # pass->num_views is 0 for a pass that is not multiview (util_last_bit of an empty mask)
+    if autotune_render_mode(fdm_enabled, sc.draws, sc.attachments, areas, sc.views if sc.views > 1 else 0,
+                            sc.layers) == "sysmem":
+        return SYSMEM_AUTOTUNE
     return None
 
 
@@ -170,11 +185,16 @@ class SysmemPlan:
     time (``_tu_create_fdm_bin_patchpoint``, tu_cmd_buffer.h): frag area 1x1 for each of
     ``max(num_views, 1)`` views, bins ``(0, 0)-(16384, 16384)``, common bin start and HW offsets
     0.  So user viewports pass unchanged, scissors are clamped to ``[0, 16384)``, FragCoord is
-    the hardware's and ``FragSizeEXT`` is 1x1: the pass renders at full rate."""
+    the hardware's and ``FragSizeEXT`` is 1x1: the pass renders at full rate.  A pass whose FDM
+    ``tu_render_pass_disable_fdm`` turned off (``fdm_enabled`` false) records no patchpoint:
+    its viewports and scissors are the user's as emitted, the same values."""
 
     scenario: Scenario
     render_mode: Literal["sysmem"] = "sysmem"
     sysmem_reason: str
+    fdm_enabled: bool                  # pass->has_fdm after tu_render_pass_disable_fdm
+    fdm_disabled_reason: str | None
+    binning_pass: bool = False         # no binning pass in sysmem
     gmem: GmemConfig
     tiling: TilingConfig | None       # the tiling turnip computed (None: no tile size fits)
     viewport_state: ViewportState
@@ -191,7 +211,8 @@ class SysmemPlan:
 SYSMEM_BIN: Rect4 = (0, 0, MAX_VIEWPORT_SIZE, MAX_VIEWPORT_SIZE)
 
 
-def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reason: str) -> SysmemPlan:
+def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reason: str,
+                 fdm_disabled_reason: str | None) -> SysmemPlan:
     # the record-time application sees MAX2(pass->num_views, 1) views, not tu_fdm_num_layers
     vs = viewport_state(max(sc.views, 1), len(sc.viewports), sc.writes_viewport_index,
                         sc.multiview_per_view_viewports, sc.gpu.has_per_view_viewport,
@@ -200,7 +221,8 @@ def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reas
     ones = ((1, 1),) * n
     bins = (SYSMEM_BIN,) * n
     zeros = ((0, 0),) * n
-    return SysmemPlan(scenario=sc, sysmem_reason=reason, gmem=gm, tiling=tiling, viewport_state=vs,
+    return SysmemPlan(scenario=sc, sysmem_reason=reason, fdm_enabled=fdm_disabled_reason is None,
+                      fdm_disabled_reason=fdm_disabled_reason, gmem=gm, tiling=tiling, viewport_state=vs,
                       shared_viewport=vs.share_scale,
                       lrz=tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag),
                       bin=SYSMEM_BIN, frag_areas=ones,
@@ -219,24 +241,60 @@ class _GmemPass:
     grid: TileGrid
     st: PassState
     bin_offsets: tuple[Pair, ...]
+    fdm_disabled_reason: str | None   # None: the FDM applies (pass->has_fdm)
+
+
+def _gmem_layout_avoid_ccu(sc: Scenario, fdm_enabled: bool) -> bool | None:
+    """``tu_choose_gmem_layout`` (tu_clear_blit.cc, pop-os @ 4ff7b570): an FDM pass always uses
+    ``TU_GMEM_LAYOUT_AVOID_CCU`` (``pass->has_fdm``).  A pass without FDM uses ``FULL`` unless an
+    attachment's store is unaligned or its resolve cannot be a blit event; the scenario's
+    attachments are taken to meet the blit conditions (as for the fast store), and over a render
+    area that is not the whole framebuffer, where the store alignment (not modelled) decides,
+    the layout is unknown: None."""
+    if fdm_enabled:
+        return True
+    full = (0, 0, sc.framebuffer[0], sc.framebuffer[1])
+    if any(r.as_tuple() != full for r in sc.render_areas):
+        return None
+    return False
+
+
+def _gmem_and_tiling(sc: Scenario, fdm: bool, avoid_ccu: bool) -> tuple[GmemConfig, TilingConfig | None]:
+    gm = gmem_config(tuple(a.cpp * a.samples for a in sc.attachments), sc.gpu.tile_align,
+                     gmem_budget(sc.gpu, avoid_ccu=avoid_ccu), sc.gmem_layers)
+    return gm, _tiling(sc, gm, fdm)
 
 
 def _gmem_pass(sc: Scenario) -> _GmemPass | SysmemPlan:
     """The tile configuration of a GMEM pass, or the :class:`SysmemPlan` when
-    ``use_sysmem_rendering`` decides for sysmem."""
+    ``use_sysmem_rendering`` decides for sysmem.  A pass whose FDM ``tu_render_pass_disable_fdm``
+    turned off is planned as turnip plans a pass without FDM (``tu_cmd_render_tiles`` with
+    ``has_fdm`` false): the FULL GMEM layout, no FDM-offset VSC, every cell of the grid rendered
+    with frag area 1x1, no offsets, no patchpoints."""
     gpu: GpuProfile = sc.gpu
     layers = sc.gmem_layers
-    gm = gmem_config(tuple(a.cpp * a.samples for a in sc.attachments), gpu.tile_align, gmem_budget(gpu), layers)
-    tiling_or_none = _tiling(sc, gm)
-    reason = sysmem_reason(sc, tiling_or_none)
+    disabled = tu_render_pass_disable_fdm(sc.attachments)
+    fdm = disabled is None
+    avoid_ccu = _gmem_layout_avoid_ccu(sc, fdm)
+    gm, tiling_or_none = _gmem_and_tiling(sc, fdm, bool(avoid_ccu))
+    reason = sysmem_reason(sc, tiling_or_none, fdm)
+    if avoid_ccu is None:
+        # the layout is unknown: the plan stands only where both layouts give the same sysmem
+        # decision (its tile size and GMEM figures are then the FULL layout's)
+        _, other = _gmem_and_tiling(sc, fdm, True)
+        if reason is None or sysmem_reason(sc, other, fdm) != reason:
+            raise NotModelled("tu_choose_gmem_layout", "a pass without FDM (tu_render_pass_disable_fdm) over a "
+                                                       "render area that is not the whole framebuffer: its GMEM "
+                                                       "layout depends on the store alignment, which is not modelled")
     if reason is not None:
-        return _sysmem_plan(sc, gm, tiling_or_none, reason)
+        return _sysmem_plan(sc, gm, tiling_or_none, reason, disabled)
     assert tiling_or_none is not None  # sysmem_reason returns a reason for every None tiling
     tiling = tiling_or_none
     T = tiling.tile_size
-    nv = sc.fdm_layers  # tu_fdm_num_layers: views, or per-layer FDM layers
+    # tu_fdm_num_layers: views, or per-layer FDM layers (pass->has_layered_fdm is only set with the FDM)
+    nv = sc.fdm_layers if fdm else max(sc.views, 1)
     vs = viewport_state(nv, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
-                        gpu.has_per_view_viewport, fdm_per_layer=sc.fdm_per_layer and sc.views == 1,
+                        gpu.has_per_view_viewport, fdm_per_layer=fdm and sc.fdm_per_layer and sc.views == 1,
                         max_fdm_layers=sc.max_fdm_layers)
     if vs.per_layer_viewport and vs.slot_count > nv:
         # tu6_emit_tile_select hands the patchpoints bins[views] and frag areas of `views`
@@ -246,22 +304,31 @@ def _gmem_pass(sc: Scenario) -> _GmemPass | SysmemPlan:
                                                      f"viewport slots {nv}..{vs.slot_count - 1} read bins[] past "
                                                      f"its {nv} entries and divide by a zero frag area")
     shared = vs.share_scale
+    # "If not using FDM make sure not to accidentally apply the offsets" (tu_cmd_render_tiles)
+    offsets = sc.fdm_offsets if fdm else None
     inp = FdmInputs(fb_size=sc.framebuffer, tile_size=T, views=nv, density=sc.density,
-                    render_areas=sc.render_areas, fdm_offsets=sc.fdm_offsets, shared_viewport=shared)
-    grid = calc_tile_config(inp, tiling.vsc, merging=choice("bin_merging", sc.bin_merging, MERGING_VARIANTS),
-                            has_bin_mask=gpu.has_bin_mask, has_abs_bin_mask=gpu.has_abs_bin_mask)
-    st = PassState(fb_size=sc.framebuffer, tile_size=T, views=nv, layers=layers, fdm_offsets=sc.fdm_offsets,
-                   shared_viewport=shared, has_hw_bin_scaling=gpu.has_hw_bin_scaling, chip=gpu.chip)
-    bin_offsets = tuple(tu_bin_offset(u, T) for u in sc.fdm_offsets) if sc.fdm_offsets else ((0, 0),) * nv
-    return _GmemPass(gm=gm, tiling=tiling, vs=vs, grid=grid, st=st, bin_offsets=bin_offsets)
+                    render_areas=sc.render_areas, fdm_offsets=offsets, shared_viewport=shared)
+    if fdm:
+        grid = calc_tile_config(inp, tiling.vsc, merging=choice("bin_merging", sc.bin_merging, MERGING_VARIANTS),
+                                has_bin_mask=gpu.has_bin_mask, has_abs_bin_mask=gpu.has_abs_bin_mask)
+    else:
+        grid = identity_tile_config(inp, tiling.vsc)
+    st = PassState(fb_size=sc.framebuffer, tile_size=T, views=nv, layers=layers, fdm_offsets=offsets,
+                   shared_viewport=shared, has_hw_bin_scaling=gpu.has_hw_bin_scaling, chip=gpu.chip,
+                   has_fdm_patchpoints=fdm)
+    bin_offsets = tuple(tu_bin_offset(u, T) for u in offsets) if offsets else ((0, 0),) * nv
+    return _GmemPass(gm=gm, tiling=tiling, vs=vs, grid=grid, st=st, bin_offsets=bin_offsets,
+                     fdm_disabled_reason=disabled)
 
 
 def _rendered_tiles(g: _GmemPass) -> list[TileConfig]:
-    """The root tiles ``tu_cmd_render_tiles`` renders (visible in some view), in walk order."""
+    """The root tiles ``tu_cmd_render_tiles`` renders, in walk order: with the FDM those visible
+    in some view; without it every cell (its visibility is computed, but nothing skips it)."""
+    fdm = g.fdm_disabled_reason is None
     out = []
     for cell in walk_order(g.tiling.vsc):
         t = g.grid.cell(*cell)
-        if t.is_root and t.visible_views != 0:
+        if t.is_root and (t.visible_views != 0 or not fdm):
             out.append(t)
     return out
 
@@ -278,9 +345,9 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     shared = vs.share_scale
 
     # binning pass
-    shifted = sc.fdm_offsets is not None and not shared
+    shifted = st.fdm_offsets is not None and not shared
     bbins = tuple(binning_pass_bin(sc.framebuffer, bin_offsets[v] if shifted else None) for v in range(nv))
-    has_off = sc.fdm_offsets is not None
+    has_off = st.fdm_offsets is not None
     bws = ((0, 0), (sc.framebuffer[0] + (T[0] if has_off else 0) - 1, sc.framebuffer[1] + (T[1] if has_off else 0) - 1))
     ones = ((1, 1),) * nv
     zeros = ((0, 0),) * nv
@@ -290,8 +357,9 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     lrz = tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
     tiles = [_tile_plan(i, t, st, vs, sc, bin_offsets, lrz) for i, t in enumerate(_rendered_tiles(g))]
     return RenderPassPlan(scenario=sc, gmem=g.gm, tiling=g.tiling, viewport_state=vs, shared_viewport=shared,
-                          fdm_offsets=sc.fdm_offsets, bin_offsets=bin_offsets, grid=g.grid, pass_state=st,
-                          binning=binning, tiles=tuple(tiles), lrz=lrz)
+                          fdm_offsets=st.fdm_offsets, bin_offsets=bin_offsets, grid=g.grid, pass_state=st,
+                          binning=binning, tiles=tuple(tiles), lrz=lrz, fdm_enabled=g.fdm_disabled_reason is None,
+                          fdm_disabled_reason=g.fdm_disabled_reason, binning_pass=use_hw_binning(g.tiling.vsc))
 
 
 @attrs.frozen(kw_only=True)
@@ -327,7 +395,7 @@ def plan_bins(sc: Scenario) -> PassBins | SysmemPlan:
     zeros = ((0, 0),) * nv
     tiles = []
     for t in _rendered_tiles(g):
-        bins = view_bins(t, g.st)
+        bins = _view_bins(t, g.st)
         # the assertions of the per-tile programming that depend on bins and areas:
         # tu_fdm_per_bin_offset and fdm_apply_load_coords (hw_slots' o' cannot refuse here:
         # b_cs is a non-negative multiple of the tile size)
@@ -341,13 +409,43 @@ def plan_bins(sc: Scenario) -> PassBins | SysmemPlan:
     return PassBins(bin_offsets=g.bin_offsets, tiles=tuple(tiles))
 
 
+def _view_bins(t: TileConfig, st: PassState) -> tuple[Rect4, ...]:
+    """``bins[]`` of ``tu6_emit_tile_select``; without FDM (no patchpoints) none are computed and
+    every view renders the tile's own rectangle ``b_cs``, ``T * E``."""
+    if st.has_fdm_patchpoints:
+        return view_bins(t, st)
+    b_cs = common_bin_start(t, st)
+    T = st.tile_size
+    return ((b_cs[0], b_cs[1], T[0] * t.sysmem_extent[0], T[1] * t.sysmem_extent[1]),) * st.views
+
+
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,
                bin_offsets: tuple[Pair, ...], lrz: LrzPassState) -> TilePlan:
     b_cs = common_bin_start(t, st)
-    bins = view_bins(t, st)
     _, hw_offs = hw_slots(t, st)
     view_hw = tuple(hw_offs[v] for v in range(st.views))
     shifted = st.fdm_offsets is not None and not st.shared_viewport
+    if not st.has_fdm_patchpoints:
+        # a pass without FDM: tu6_emit_tile_select computes no bins[] (no patchpoints); every view
+        # renders the tile's own rectangle, frag area 1x1, and the user's viewports and scissors
+        # are emitted unpatched (the values of the record-time application, SysmemPlan)
+        bins = _view_bins(t, st)
+        rect = bins[0]
+        ones = ((1, 1),) * st.views
+        zeros = ((0, 0),) * st.views
+        views = tuple(ViewPlan(view=v, visible=t.visible(v), bin=rect, frag_area=(1, 1), offset=(0, 0),
+                               hw_offset=(0, 0), bin_offset=(0, 0)) for v in range(st.views))
+        return TilePlan(
+            index=index, pos=t.pos, extent=t.sysmem_extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
+            slot_mask=t.slot_mask, visible_views=t.visible_views, common_bin_start=b_cs, views=views,
+            bin_is_scaled=False, bin_scale_en=False, foveat=foveat(t, st),
+            lrz=lrz.valid and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
+            window_scissor=window_scissor(t, st),
+            fast_store=True,   # nothing is scaled: every store is the ordinary resolve blit
+            slots=patch_slots(vs, sc.viewports, sc.scissors, ones, (SYSMEM_BIN,) * st.views, (0, 0), zeros),
+            fs_params=fs_params(ones, bins, b_cs),
+            blits=blit_rects(ones, bins, b_cs, zeros))
+    bins = view_bins(t, st)
     views = tuple(
         ViewPlan(view=v, visible=t.visible(v), bin=bins[v], frag_area=t.frag_areas[v],
                  offset=tu_fdm_per_bin_offset(t.frag_areas[v], bins[v][:2], b_cs), hw_offset=view_hw[v],

@@ -36,7 +36,7 @@ from collections.abc import Iterator, Mapping
 
 import attrs
 
-from .plan import RenderPassPlan, TilePlan
+from .plan import RenderPassPlan, SysmemPlan, TilePlan
 
 #: the register database every row of :data:`FIELDS` was read from
 REGISTER_DB = "pop-os/mesa src/freedreno/registers/adreno/a6xx.xml @ 26e5c1f98bb93ce72fd1cfd58a83d626fa8e9b41"
@@ -292,9 +292,10 @@ def _check(tile: int | None, view: int | None, values: Mapping[str, int],
                                       max=f.max, rule=rule)
 
 
-def register_warnings(plan: RenderPassPlan) -> tuple[RegisterWarning, ...]:
+def register_warnings(plan: RenderPassPlan | SysmemPlan) -> tuple[RegisterWarning, ...]:
     """Every value the plan says turnip programs that does not fit its register field on the
-    plan's chip (``plan.scenario.gpu.chip``), per-pass values first, then the tiles in walk order.
+    plan's chip (``plan.scenario.gpu.chip``), per-pass values first, then the tiles in walk order
+    (none for a pass rendered in sysmem: no bin is programmed).
 
     A value written to several registers (the window offset goes to five, o' on a8xx to four
     arrays) gives one warning per register.  Values come from ``RenderPassPlan``: per tile the
@@ -302,6 +303,8 @@ def register_warnings(plan: RenderPassPlan) -> tuple[RegisterWarning, ...]:
     scissor, the window offset ``b_cs``, the bin size ``T * gmem_extent`` and the patched scissors
     and viewport scissors of each slot; per pass ``VSC_BIN_SIZE = T``, the tile count and the
     binning pass's window scissor and patched scissors."""
+    if isinstance(plan, SysmemPlan):
+        return ()
     rows = fields_for(plan.scenario.gpu.chip)
     out: list[RegisterWarning] = []
     for view, values in _pass_values(plan):

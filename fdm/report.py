@@ -108,8 +108,14 @@ def _common_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
         "layers": sc.layers,
         "fdm_per_layer": sc.fdm_per_layer,
         "fdm_layers": sc.fdm_layers,
+        "draws": sc.draws,
+        # tu_render_pass_disable_fdm: false when a multisampled attachment is loaded or stored
+        "fdm_enabled": plan.fdm_enabled,
+        "fdm_disabled_reason": plan.fdm_disabled_reason,
         "render_mode": plan.render_mode,
         "sysmem_reason": plan.sysmem_reason,
+        # use_hw_binning: whether a binning pass runs (false in sysmem)
+        "binning_pass": plan.binning_pass,
     }
 
 
@@ -158,9 +164,10 @@ def plan_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
                    "tu_emit_subsampled": sc.driver.tu_emit_subsampled,
                    "tu_calc_subsampled_aprons": sc.driver.tu_calc_subsampled_aprons},
         "lrz": {"valid": plan.lrz.valid, "reason": plan.lrz.reason},
-        "binning_pass": {"bins": [list(b) for b in plan.binning.bins],
-                         "window_scissor": [list(plan.binning.window_scissor[0]), list(plan.binning.window_scissor[1])],
-                         "slots": [_slot_json(s) for s in plan.binning.slots]},
+        # what the binning pass is patched with (also computed when binning_pass is false)
+        "binning": {"bins": [list(b) for b in plan.binning.bins],
+                    "window_scissor": [list(plan.binning.window_scissor[0]), list(plan.binning.window_scissor[1])],
+                    "slots": [_slot_json(s) for s in plan.binning.slots]},
         "tiles": [tile_json(t) for t in plan.tiles],
         # values the plan says turnip programs that do not fit their register field (fdm.registers)
         "warnings": _warnings_json(plan),
@@ -178,7 +185,8 @@ def _fa(fa: tuple[int, int]) -> str:
 def sysmem_table(plan: SysmemPlan) -> str:
     sc = plan.scenario
     lines = [f"{sc.name}: {sc.gpu.name}, framebuffer {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s), "
-             f"rendered in sysmem: {plan.sysmem_reason}",
+             f"rendered in sysmem: {plan.sysmem_reason}"
+             + ("" if plan.fdm_enabled else f"; FDM off: {plan.fdm_disabled_reason}"),
              "every view: frag area 1x1 (full rate), bin (0,0)-(16384,16384), user viewports unchanged, "
              f"scissors clamped to [0, 16384); LRZ {'on' if plan.lrz.valid else 'off'}", "",
              f"{'slot':>4} {'view':>4} {'viewport (x,y,w,h)':>32} {'scissor TL':>13} {'scissor BR':>13}"]
@@ -210,7 +218,9 @@ def plan_table(plan: RenderPassPlan | SysmemPlan) -> str:
         f"fdm_offsets: {'none' if plan.fdm_offsets is None else ' '.join(_p(u) for u in plan.fdm_offsets)}; "
         f"bin_offsets: {' '.join(_p(b) for b in plan.bin_offsets)}; "
         f"shared_viewport: {'yes' if plan.shared_viewport else 'no'}; "
-        f"bin_merging: {sc.bin_merging}; rendered tiles: {len(plan.tiles)}",
+        f"bin_merging: {sc.bin_merging}; rendered tiles: {len(plan.tiles)}; "
+        f"binning pass: {'yes' if plan.binning_pass else 'no'}"
+        + ("" if plan.fdm_enabled else f"; FDM off: {plan.fdm_disabled_reason}"),
         "",
     ]
     rows: list[list[str]] = [[name for name, _, _ in PLAN_COLUMNS]]

@@ -99,6 +99,7 @@ _UTIL = VK + "tu_util.cc"
 _GMEM_CACHE = "src/freedreno/common/fd6_gmem_cache.h"
 _LRZ = VK + "tu_lrz.cc"
 _LRZ_LAYOUT = "src/freedreno/fdl/freedreno_lrz_layout.h"
+_AUTOTUNE = VK + "tu_autotune.cc"
 
 #: Every modelled turnip function, grouped by file.
 DRIVER_REVISIONS: tuple[DriverSource, ...] = (
@@ -114,7 +115,9 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
          "fdm.tile_select.window_scissor"),
     _src("tu6_emit_binning_pass", _CMD_BUFFER_CC, POP_OS, "4ff7b570", "baseline", "fdm.turnip.binning_pass_bin"),
     _src("tu_cmd_render_tiles", _CMD_BUFFER_CC, POP_OS, "4ff7b570", "baseline",
-         "fdm.tiling.walk_order", "fdm.plan.plan_render_pass"),
+         "fdm.tiling.walk_order", "fdm.plan.plan_render_pass", "fdm.tiles.identity_tile_config"),
+    _src("use_sysmem_rendering", _CMD_BUFFER_CC, POP_OS, "4ff7b570", "docstring", "fdm.plan.sysmem_reason"),
+    _src("use_hw_binning", _CMD_BUFFER_CC, POP_OS, "4ff7b570", "docstring", "fdm.render_mode.use_hw_binning"),
     _src("fdm_apply_fs_params", _CMD_BUFFER_CC, POP_OS, "4ff7b570", "baseline", "fdm.patch.FsParams",
          "fdm.patch.fs_params_custom_resolve", "fdm.patch.custom_resolve_frag_areas",
          "layout_solver.custom_resolve.custom_resolve_tile"),
@@ -185,18 +188,30 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
     _src("fdm_apply_gmem_clear_coords", _CLEAR_BLIT, POP_OS, "05b96fda", "docstring",
          "fdm.clears.fdm_apply_gmem_clear_coords", "fdm.clears.gmem_clear_coords"),
     _src("tu_store_gmem_attachment", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.tile_select.use_fast_store"),
-    _src("tu_choose_gmem_layout", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.gpu.gmem_budget"),
+    _src("tu_choose_gmem_layout", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.gpu.gmem_budget",
+         "fdm.plan._gmem_layout_avoid_ccu"),
     # tu_shader.cc
     _src("lower_fdm_instr", _SHADER, POP_OS, "025a3b4d", "spec", "fdm.patch.lower_frag_coord",
          "fdm.patch.fs_params_custom_resolve"),
     # tu_pass.cc
     _src("tu_render_pass_gmem_config", _PASS, POP_OS, "c02c8b9f", "baseline",
          "fdm.tiling.gmem_config", "fdm.tiling.GmemConfig", "fdm.gpu.gmem_budget"),
+    _src("attachment_set_ops", _PASS, POP_OS, "c02c8b9f", "docstring", "fdm.render_mode.attachment_set_ops"),
+    _src("tu_CreateRenderPass2", _PASS, POP_OS, "c02c8b9f", "docstring", "fdm.render_mode.pass_attachments"),
+    _src("tu_render_pass_disable_fdm", _PASS, POP_OS, "c02c8b9f", "docstring",
+         "fdm.render_mode.tu_render_pass_disable_fdm"),
+    _src("tu_render_pass_bandwidth_config", _PASS, POP_OS, "c02c8b9f", "docstring",
+         "fdm.render_mode.tu_render_pass_bandwidth_config"),
+    # tu_autotune.cc
+    _src("get_optimal_mode", _AUTOTUNE, POP_OS, "025a3b4d", "docstring", "fdm.render_mode.autotune_render_mode",
+         "fdm.render_mode.pass_pixel_count"),
     # tu_util.cc
     _src("tu_tiling_config_update_tile_layout", _UTIL, SAILFISH, "9429b474", "spec", "fdm.tiling.select_tile_size"),
     _src("tu_tiling_config_update_pipe_layout", _UTIL, SAILFISH, "9429b474", "spec", "fdm.tiling.pipe_layout"),
     _src("tu_tiling_config_update_pipes", _UTIL, SAILFISH, "9429b474", "spec", "fdm.tiling.vsc_config"),
     _src("tu_framebuffer_init_tiling_config", _UTIL, SAILFISH, "9429b474", "spec", "fdm.tiling"),
+    _src("tu_tiling_config_update_binning", _UTIL, SAILFISH, "9429b474", "docstring",
+         "fdm.render_mode.binning_useful"),
     # fd6_gmem_cache.h
     _src("fd6_calc_gmem_cache_offsets", _GMEM_CACHE, SAILFISH, "04f9a827", "baseline",
          "fdm.gpu.fd6_calc_gmem_cache_offsets"),

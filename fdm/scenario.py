@@ -24,6 +24,7 @@ from .geometry import Rect
 from .gpu import GpuProfile, get_gpu
 from .lrz import DEPTH_LOAD_OPS, DepthLoadOp
 from .options import DENSITY_FORMATS, MERGING_VARIANTS, MergingVariant, choice
+from .render_mode import LOAD_OPS, STORE_OPS, LoadOp, StoreOp
 from .turnip import MAX_VIEWPORT_SIZE, MAX_VIEWS, TU_FDM_OFFSET_GRANULARITY
 from .variants import UPSTREAM, DriverVariants, apply_variant_flags, parse_driver_variants
 
@@ -76,10 +77,17 @@ class Viewport:
 
 @attrs.frozen
 class Attachment:
-    """What tile-size selection needs to know of a GMEM attachment."""
+    """What tile-size selection, ``tu_render_pass_disable_fdm`` and the sysmem/GMEM decision
+    need to know of a GMEM attachment (:mod:`fdm.render_mode`)."""
 
     cpp: int
     samples: int = 1
+    #: ``VkAttachmentLoadOp`` (``clear``, ``load``, ``dont_care``, ``none``)
+    load_op: LoadOp = "clear"
+    #: ``VkAttachmentStoreOp`` (``store``, ``dont_care``, ``none``)
+    store_op: StoreOp = "store"
+    #: the attachment is the source of a resolve (``pResolveAttachments``): ``will_be_resolved``
+    resolve: bool = False
 
 
 @attrs.frozen(eq=False, kw_only=True)
@@ -115,6 +123,9 @@ class Scenario:
     #: the pass ends with a custom-resolve subpass (VK_EXT_custom_resolve) writing the subsampled
     #: image: ``turnip-fdm layout --json`` adds what that subpass programs per tile
     custom_resolve: bool = False
+    #: draw calls recorded in the pass (``rp_state->drawcall_count``): the autotuner leaves passes
+    #: with fewer than 5 in sysmem when the FDM is off (:func:`fdm.render_mode.autotune_render_mode`)
+    draws: int = 1
 
     @property
     def fdm_layers(self) -> int:
@@ -478,7 +489,7 @@ TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", 
              "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
              "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op",
              "driver", "tu_debug", "layers", "fdm_per_layer", "max_fdm_layers",
-             "custom_resolve")
+             "custom_resolve", "draws")
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
@@ -522,14 +533,21 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
         out = []
         for i, a in enumerate(items):
             a = _table(a, f"attachments[{i}]")
-            _check_keys(a, f"attachments[{i}]", ["cpp", "samples"])
+            _check_keys(a, f"attachments[{i}]", ["cpp", "samples", "load_op", "store_op", "resolve"])
             if "cpp" not in a:
                 _missing(f"attachments[{i}].cpp")
             cpp = _int(a["cpp"], f"attachments[{i}].cpp", 1, 16)
             samples = _int(a.get("samples", 1), f"attachments[{i}].samples", 1, 8)
             if samples & (samples - 1):
                 raise ScenarioError(f"attachments[{i}].samples", f"must be a power of two, got {samples}")
-            out.append(Attachment(cpp, samples))
+            load_op = choice(f"attachments[{i}].load_op", a.get("load_op", "clear"), LOAD_OPS)
+            store_op = choice(f"attachments[{i}].store_op", a.get("store_op", "store"), STORE_OPS)
+            resolve = _bool(a.get("resolve", False), f"attachments[{i}].resolve")
+            if resolve and samples == 1:
+                # VUID-VkSubpassDescription2-pResolveAttachments-03067: a resolve source is multisampled
+                raise ScenarioError(f"attachments[{i}].resolve", "a resolve source must be multisampled "
+                                                                 "(samples > 1), got samples = 1")
+            out.append(Attachment(cpp, samples, load_op=load_op, store_op=store_op, resolve=resolve))
         attachments = tuple(out)
 
     create_flag = _bool(d.get("fdm_offset_create_flag", False), "fdm_offset_create_flag")
@@ -607,6 +625,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
                     render_areas=render_areas, bin_merging=merging, depth_load_op=depth_load_op, driver=driver,
                     tu_debug=tu_debug, layers=fb_layers, fdm_per_layer=per_layer, max_fdm_layers=max_fdm_layers,
                     custom_resolve=_bool(d.get("custom_resolve", False), "custom_resolve"),
+                    draws=_int(d.get("draws", 1), "draws", 0),
                     viewports=viewports, scissors=scissors,
                     name=name)
 

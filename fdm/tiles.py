@@ -221,6 +221,24 @@ def calc_tile_config(inp: FdmInputs, vsc: VscConfig, *, merging: MergingVariant,
     return TileGrid(tile_count=(tcw, tch), cells=tuple(cells[(x, y)] for y in range(tch) for x in range(tcw)))
 
 
+def identity_tile_config(inp: FdmInputs, vsc: VscConfig) -> TileGrid:
+    """The tiles ``tu_cmd_render_tiles`` (tu_cmd_buffer.cc, pop-os @ 4ff7b570) builds when the pass
+    has no FDM (``has_fdm`` false: no ``tu_calc_tile_config``): per pipe, each cell its own 1x1
+    tile with slot ``1 << (slot_row + tx)``, ``tu_calc_bin_visibility`` against the render
+    areas without offsets, and ``tu_identity_frag_area`` (1x1 for every view); no merging."""
+    assert inp.fdm_offsets is None  # "If not using FDM make sure not to accidentally apply the offsets"
+    tcw, tch = vsc.tile_count
+    cells: dict[Pair, TileConfig] = {}
+    for pipe_idx, p in enumerate(vsc.pipes):
+        for ty in range(p.y, p.y2):
+            for tx in range(p.x, p.x2):
+                cells[(tx, ty)] = TileConfig(cell=(tx, ty), pos=(tx, ty), pipe=pipe_idx,
+                                             slot_mask=1 << (p.w * (ty - p.y) + (tx - p.x)),
+                                             visible_views=calc_visibility(inp, (tx, ty)),
+                                             frag_areas=((1, 1),) * inp.views)
+    return TileGrid(tile_count=(tcw, tch), cells=tuple(cells[(x, y)] for y in range(tch) for x in range(tcw)))
+
+
 def _merge_pipe(cells: dict[Pair, TileConfig], p: Rect, inp: FdmInputs, variant: MergingVariant,
                 has_abs_bin_mask: bool) -> None:
     """``tu_merge_tiles`` for one pipe: raster order, try the left cell, then the upper cell if

@@ -355,7 +355,8 @@ def test_finding(path: Path):
         assert e.value.field == expect["raises"], str(e.value)
         return
     plan = plan_render_pass(sc)
-    assert plan.tiles
+    # a finding about a pass turnip renders in sysmem says so; every other one renders tiles
+    assert plan.tiles or expect.get("plan.render_mode") == "sysmem"
     doc = document(plan)
     failures = []
     for key, want in expect.items():

@@ -1,0 +1,301 @@
+"""FDM on/off, sysmem or GMEM, binning pass or not (issue 17 item 4): the rules stated from the
+driver and checked on the plan.
+
+- ``tu_render_pass_disable_fdm`` (tu_pass.cc, pop-os @ c02c8b9f) with ``attachment_set_ops``:
+  the FDM is off iff some attachment has ``samples > 1`` and ``loadOp == LOAD`` or
+  ``storeOp == STORE``;
+- ``use_sysmem_rendering`` (tu_cmd_buffer.cc, pop-os @ 4ff7b570) ending in
+  ``tu_autotune::get_optimal_mode`` (tu_autotune.cc, pop-os @ 025a3b4d) without history: an FDM
+  pass is GMEM; a pass without FDM and fewer than 5 draws is sysmem ("Autotune selected
+  sysmem"); with 5 or more, sysmem iff ``sysmem_bw <= gmem_bw * 11 / 10``;
+- ``use_hw_binning``: ``binning_possible && tile_count.w * tile_count.h > 2`` on the VSC in use.
+
+Without FDM the plan is turnip's plan of a pass without FDM: every cell rendered, frag area 1x1,
+no offsets, no scaling, no extra row/column.  ``test_planted_*`` show the checks can fail.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fdm.plan
+import fdm.render_mode
+from fdm import make_scenario, plan_render_pass
+from fdm.errors import NotModelled, ScenarioError
+from fdm.plan import RenderPassPlan, SysmemPlan
+from fdm.render_mode import (
+    FDM_DISABLED_LOAD,
+    FDM_DISABLED_STORE,
+    LOAD_OPS,
+    STORE_OPS,
+    tu_render_pass_bandwidth_config,
+    tu_render_pass_disable_fdm,
+)
+from fdm.report import plan_json, plan_table
+from fdm.scenario import Attachment
+
+CONST = {"format": "R32G32_SFLOAT", "views": [{"generator": "constant", "size": [60, 34], "density": 0.5}]}
+MS4_STORED = {"cpp": 4, "samples": 4}                              # clear + store: turns the FDM off
+MS4_TRANSIENT = {"cpp": 4, "samples": 4, "store_op": "dont_care"}  # clear, not stored: FDM stays
+
+
+def _scenario(**kw: Any) -> Any:
+    base: dict[str, Any] = {"gpu": "a750", "framebuffer": (1920, 1080), "density": CONST}
+    base.update(kw)
+    return make_scenario(**base)
+
+
+# --- the rule, stated from the driver ------------------------------------------------------
+
+def driver_rule(atts: list[dict[str, Any]]) -> str | None:
+    """tu_render_pass_disable_fdm as the C reads: the first attachment with samples > 1 whose
+    loadOp is LOAD or storeOp is STORE; its message says "load" if it is loaded."""
+    for a in atts:
+        if a.get("samples", 1) > 1 and (a.get("load_op", "clear") == "load" or a.get("store_op", "store") == "store"):
+            return FDM_DISABLED_LOAD if a.get("load_op", "clear") == "load" else FDM_DISABLED_STORE
+    return None
+
+
+attachment = st.fixed_dictionaries({"cpp": st.sampled_from([1, 2, 4, 8]), "samples": st.sampled_from([1, 2, 4])},
+                                   optional={"load_op": st.sampled_from(LOAD_OPS),
+                                             "store_op": st.sampled_from(STORE_OPS)})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(attachment, min_size=1, max_size=4))
+def test_disable_fdm_follows_the_driver_rule(atts: list[dict[str, Any]]) -> None:
+    objs = [Attachment(a["cpp"], a["samples"], load_op=a.get("load_op", "clear"), store_op=a.get("store_op", "store"))
+            for a in atts]
+    assert tu_render_pass_disable_fdm(objs) == driver_rule(atts)
+
+
+def test_every_op_pair_on_one_4x_attachment() -> None:
+    """The 12 load/store pairs: only LOAD or STORE turn the FDM off; clear, dont_care and none do not."""
+    for load, store in itertools.product(LOAD_OPS, STORE_OPS):
+        off = load == "load" or store == "store"
+        p = plan_render_pass(_scenario(attachments=[{"cpp": 4, "samples": 4, "load_op": load, "store_op": store}],
+                                       tu_debug=["gmem"]))
+        assert p.fdm_enabled is (not off), (load, store)
+        assert p.fdm_disabled_reason == (None if not off else FDM_DISABLED_LOAD if load == "load"
+                                         else FDM_DISABLED_STORE)
+    # single-sampled attachments never turn it off
+    for load, store in itertools.product(LOAD_OPS, STORE_OPS):
+        assert plan_render_pass(_scenario(attachments=[{"cpp": 4, "load_op": load, "store_op": store}])).fdm_enabled
+
+
+# --- the plan of a pass without FDM ----------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(fb=st.tuples(st.integers(64, 3000), st.integers(64, 3000)), views=st.integers(1, 3),
+       offsets=st.booleans(), gpu=st.sampled_from(["a618", "a650", "a730", "a750"]))
+def test_without_fdm_the_plan_is_turnips_plan_without_fdm(fb: tuple[int, int], views: int, offsets: bool,
+                                                          gpu: str) -> None:
+    kw: dict[str, Any] = {"gpu": gpu, "framebuffer": fb, "views": views, "tu_debug": ["gmem"],
+                          "attachments": [MS4_STORED, {"cpp": 4}]}
+    if offsets:
+        kw.update(fdm_offset_create_flag=True, fdm_offsets=[[40, -24]] * views)
+    p = plan_render_pass(_scenario(**kw))
+    assert isinstance(p, RenderPassPlan) and not p.fdm_enabled
+    T = p.tiling.tile_size
+    # no FDM-offset VSC: the grid covers the framebuffer, no extra row or column
+    assert p.tiling.vsc.tile_count == (-(-fb[0] // T[0]), -(-fb[1] // T[1]))
+    assert p.fdm_offsets is None and p.bin_offsets == ((0, 0),) * views
+    # every cell rendered once, 1x1, no merging
+    assert sorted(t.pos for t in p.tiles) == sorted(itertools.product(range(p.tiling.vsc.tile_count[0]),
+                                                                      range(p.tiling.vsc.tile_count[1])))
+    for t in p.tiles:
+        assert t.extent == (1, 1) and not t.bin_is_scaled and not t.bin_scale_en and not t.foveat.binscaleen
+        assert not t.force_lrz_dis
+        for v in t.views:
+            assert v.frag_area == (1, 1) and v.offset == (0, 0) and v.hw_offset == (0, 0) and v.bin_offset == (0, 0)
+            assert v.bin == (t.common_bin_start[0], t.common_bin_start[1], T[0], T[1])
+        assert all(f.frag_size == (1, 1) and f.frag_offset == (0, 0) for f in t.fs_params)
+    # the square-tile penalty and the 4x8 merging pipes are FDM's only
+    assert p.tiling.vsc.pipe0 != (4, 8)   # the growth from 1x1 never reaches 4x8
+
+
+def test_without_fdm_the_full_gmem_layout_is_used() -> None:
+    """tu_choose_gmem_layout: AVOID_CCU for FDM passes only.  a750, one 4x RGBA8 attachment
+    (16 bytes a pixel): the FULL budget gives more GMEM pixels than the AVOID_CCU one."""
+    on = plan_render_pass(_scenario(attachments=[MS4_TRANSIENT], tu_debug=["gmem"]))
+    off = plan_render_pass(_scenario(attachments=[MS4_STORED], tu_debug=["gmem"]))
+    assert on.fdm_enabled and not off.fdm_enabled
+    assert off.gmem.gmem_pixels > on.gmem.gmem_pixels
+
+
+def test_partial_render_area_without_fdm() -> None:
+    """The layout of an FDM-less pass over a partial render area is unknown (store alignment):
+    a sysmem decision both layouts share stands; a GMEM one is refused as not modelled."""
+    p = plan_render_pass(_scenario(attachments=[MS4_STORED], render_areas=[[8, 8, 100, 100]]))
+    assert isinstance(p, SysmemPlan) and p.sysmem_reason == "Autotune selected sysmem"
+    with pytest.raises(NotModelled, match="tu_choose_gmem_layout"):
+        plan_render_pass(_scenario(attachments=[MS4_STORED], render_areas=[[8, 8, 100, 100]], tu_debug=["gmem"]))
+
+
+# --- autotune --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("draws", [0, 1, 4])
+def test_few_draws_without_fdm_render_in_sysmem(draws: int) -> None:
+    """The box's 119 differences: a stored 4x attachment turns the FDM off, then the autotuner
+    leaves a pass with fewer than 5 draws in sysmem."""
+    p = plan_render_pass(_scenario(attachments=[MS4_STORED, {"cpp": 4}], draws=draws))
+    assert isinstance(p, SysmemPlan) and p.sysmem_reason == "Autotune selected sysmem"
+    assert not p.fdm_enabled and p.fdm_disabled_reason == FDM_DISABLED_STORE and not p.binning_pass
+
+
+def test_fdm_passes_are_gmem_whatever_the_draws() -> None:
+    for draws in (0, 1, 4, 5, 1000):
+        p = plan_render_pass(_scenario(attachments=[MS4_TRANSIENT, {"cpp": 4}], draws=draws))
+        assert isinstance(p, RenderPassPlan) and p.fdm_enabled
+
+
+def test_bandwidth_estimate_by_hand() -> None:
+    """5 draws, FDM off, 1920x1080 (2,073,600 px), no history (samples passed 0):
+    - 4x RGBA8 cleared and stored (cpp 16) + 4x depth cleared, not stored (cpp 16):
+      sysmem 16 + 16 = 32 B/px, GMEM 16 (store): 32 P > (16 P * 11) / 10 -> GMEM;
+    - the same with the depth stored too (FDM still off): sysmem 32, GMEM 32: 32 P <= 35.2 P -> sysmem;
+    - 4x colour cleared, stored and resolved: sysmem 16 + (16 + 16/4) = 36, GMEM 16 + 4 (the
+      resolve destination's store) = 20: 36 P > 22 P -> GMEM."""
+    bw = tu_render_pass_bandwidth_config([Attachment(4, 4), Attachment(4, 4, store_op="dont_care")])
+    assert (bw.sysmem_per_pixel, bw.gmem_per_pixel) == (32, 16)
+    p = plan_render_pass(_scenario(attachments=[MS4_STORED, MS4_TRANSIENT], draws=5))
+    assert isinstance(p, RenderPassPlan) and not p.fdm_enabled
+    assert isinstance(plan_render_pass(_scenario(attachments=[MS4_STORED, MS4_TRANSIENT], draws=4)), SysmemPlan)
+    p = plan_render_pass(_scenario(attachments=[MS4_STORED, MS4_STORED], draws=5))
+    assert isinstance(p, SysmemPlan) and p.sysmem_reason == "Autotune selected sysmem"
+    bw = tu_render_pass_bandwidth_config([Attachment(4, 4, resolve=True)])
+    assert (bw.sysmem_per_pixel, bw.gmem_per_pixel) == (36, 20)
+    assert isinstance(plan_render_pass(_scenario(attachments=[{**MS4_STORED, "resolve": True}], draws=5)),
+                      RenderPassPlan)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(attachment, min_size=1, max_size=3), st.integers(0, 8))
+def test_render_mode_follows_get_optimal_mode(atts: list[dict[str, Any]], draws: int) -> None:
+    """On a pass no earlier reason sends to sysmem (TU_DEBUG nothing, tiles fit, binning
+    possible): GMEM iff FDM on, or >= 5 draws and sysmem_bw > gmem_bw * 11 / 10."""
+    sc = _scenario(framebuffer=(512, 512), attachments=atts, draws=draws)
+    p = plan_render_pass(sc)
+    if p.sysmem_reason not in (None, "Autotune selected sysmem"):
+        return
+    fdm_on = driver_rule(atts) is None
+    pixels = 512 * 512
+    sysmem = gmem = 0
+    for a in atts:
+        cpp = a["cpp"] * a["samples"]
+        sysmem += cpp if a.get("load_op", "clear") == "clear" else 0
+        gmem += cpp if a.get("load_op", "clear") == "load" else 0
+        gmem += cpp if a.get("store_op", "store") == "store" else 0
+    expect_gmem = fdm_on or (draws >= 5 and sysmem * pixels > gmem * pixels * 11 // 10)
+    assert (p.render_mode == "gmem") is expect_gmem
+
+
+# --- binning pass ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("width", "flag", "tiles", "binning"), [
+    (480, False, 1, False), (960, False, 2, False), (1440, False, 3, True),
+    # the FDM-offset VSC counts its extra row and column: (1 + 1) x (1 + 1) = 4 > 2
+    (480, True, 4, True)])
+def test_binning_pass_when_more_than_two_tiles(width: int, flag: bool, tiles: int, binning: bool) -> None:
+    """a750 with a 480x320 tile: use_hw_binning = binning_possible && tile count > 2."""
+    p = plan_render_pass(_scenario(framebuffer=(width, 320), tile_size=(480, 320), fdm_offset_create_flag=flag,
+                                   density={"views": [{"generator": "constant", "size": [16, 10], "density": 1.0}]}))
+    assert isinstance(p, RenderPassPlan)
+    tc = p.tiling.vsc.tile_count
+    assert tc[0] * tc[1] == tiles and p.binning_pass is binning
+
+
+@settings(max_examples=60, deadline=None)
+@given(fb=st.tuples(st.integers(32, 6000), st.integers(32, 6000)), flag=st.booleans(),
+       gpu=st.sampled_from(["a618", "a650", "a730", "a750", "a830"]))
+def test_binning_pass_rule(fb: tuple[int, int], flag: bool, gpu: str) -> None:
+    p = plan_render_pass(_scenario(gpu=gpu, framebuffer=fb, fdm_offset_create_flag=flag, tu_debug=["gmem"]))
+    assert isinstance(p, RenderPassPlan)
+    vsc = p.tiling.vsc
+    assert p.binning_pass is (vsc.binning_possible and vsc.tile_count[0] * vsc.tile_count[1] > 2)
+    assert plan_json(p)["binning_pass"] is p.binning_pass
+
+
+# --- outputs and validation ------------------------------------------------------------------
+
+def test_json_and_table_say_why() -> None:
+    p = plan_render_pass(_scenario(attachments=[MS4_STORED]))
+    j = plan_json(p)
+    assert j["fdm_enabled"] is False and j["fdm_disabled_reason"] == FDM_DISABLED_STORE
+    assert j["render_mode"] == "sysmem" and j["sysmem_reason"] == "Autotune selected sysmem"
+    assert j["binning_pass"] is False and j["draws"] == 1
+    assert "FDM off: " + FDM_DISABLED_STORE in plan_table(p)
+    g = plan_json(plan_render_pass(_scenario(tu_debug=["gmem"], attachments=[MS4_STORED])))
+    assert g["fdm_enabled"] is False and isinstance(g["binning"]["bins"], list)
+
+
+@pytest.mark.parametrize(("fields", "field", "rule"), [
+    ({"attachments": [{"cpp": 4, "load_op": "keep"}]}, "attachments[0].load_op", "must be one of clear, load, "
+                                                                                   "dont_care, none, got 'keep'"),
+    ({"attachments": [{"cpp": 4, "store_op": "clear"}]}, "attachments[0].store_op", "must be one of store, "
+                                                                                      "dont_care, none, got 'clear'"),
+    ({"attachments": [{"cpp": 4, "resolve": 1}]}, "attachments[0].resolve", "must be true or false, got int"),
+    ({"attachments": [{"cpp": 4, "resolve": True}]}, "attachments[0].resolve", "a resolve source must be "
+                                                                                 "multisampled (samples > 1), "
+                                                                                 "got samples = 1"),
+    ({"draws": -1}, "draws", "must be >= 0, got -1"),
+    ({"draws": 2.5}, "draws", "must be an integer, got float"),
+    ({"draws": 1 << 40}, "draws", "must lie in the int32 range [-2147483648, 2147483647]"),
+])
+def test_bad_new_fields(fields: dict[str, Any], field: str, rule: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        _scenario(**fields)
+    assert (e.value.field, e.value.rule) == (field, rule)
+
+
+# --- the checks can fail ---------------------------------------------------------------------
+
+def test_planted_stores_ignored_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted reading of the rule that forgets stores (only a loaded 4x attachment turns the
+    FDM off) keeps the FDM on the box's 119 passes; the plan-level check sees it."""
+    def loads_only(attachments: Any) -> str | None:
+        return next((FDM_DISABLED_LOAD for a in attachments if a.samples > 1 and a.load_op == "load"), None)
+    monkeypatch.setattr(fdm.plan, "tu_render_pass_disable_fdm", loads_only)
+    with pytest.raises(AssertionError):
+        test_few_draws_without_fdm_render_in_sysmem(1)
+    with pytest.raises(AssertionError):
+        test_every_op_pair_on_one_4x_attachment()
+
+
+def test_planted_autotune_threshold_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted autotune that tunes passes from 4 draws on (not 5) is caught by the hand
+    example (4 draws must stay in sysmem)."""
+    real = fdm.render_mode.autotune_render_mode
+
+    def four(fdm_enabled: bool, draws: int, *a: Any) -> Any:
+        return real(fdm_enabled, draws + 1, *a)
+    monkeypatch.setattr(fdm.plan, "autotune_render_mode", four)
+    with pytest.raises(AssertionError):
+        test_bandwidth_estimate_by_hand()
+
+
+def test_planted_binning_without_useful_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``binning_possible`` alone (forgetting ``binning_useful``) gives a 1-tile pass a binning pass."""
+    monkeypatch.setattr(fdm.plan, "use_hw_binning", lambda vsc: vsc.binning_possible)
+    with pytest.raises(AssertionError):
+        test_binning_pass_when_more_than_two_tiles(480, False, 1, False)
+
+
+def test_bad_field_on_the_command_line_exits_2_with_one_line(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+    from pathlib import Path
+    f = tmp_path / "bad.toml"
+    f.write_text('gpu = "a750"\nframebuffer = [64, 64]\nattachments = [{ cpp = 4, samples = 4, store_op = "keep" }]\n'
+                 '[density]\n[[density.views]]\ngenerator = "constant"\nsize = [2, 2]\ndensity = 1.0\n')
+    root = Path(__file__).resolve().parents[2]
+    r = subprocess.run([sys.executable, "-m", "turnip_fdm", "check", str(f)], capture_output=True, text=True,
+                       cwd=root, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == ("turnip-fdm: error: attachments[0].store_op: must be one of store, dont_care, none, "
+                        "got 'keep'\n")
