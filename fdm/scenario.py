@@ -587,6 +587,15 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
 
     merging = choice("bin_merging", d.get("bin_merging", "upstream"), MERGING_VARIANTS)
     depth_load_op = choice("depth_load_op", d.get("depth_load_op", "clear"), DEPTH_LOAD_OPS)
+    if depth_load_op != "none":
+        # the depth attachment is the last one; its load op is depth_load_op (one name for one op)
+        last = len(attachments) - 1
+        given = d["attachments"][last].get("load_op") if "attachments" in d else None
+        if given is not None and given != depth_load_op:
+            raise ScenarioError(f"attachments[{last}].load_op", f"the last attachment is the depth attachment, "
+                                                                f"whose load op is depth_load_op "
+                                                                f"({depth_load_op!r}), got {given!r}")
+        attachments = attachments[:last] + (attrs.evolve(attachments[last], load_op=depth_load_op),)
     driver = parse_driver_variants(d["driver"]) if "driver" in d else UPSTREAM
     tu_debug = tuple(choice(f"tu_debug[{i}]", f, TU_DEBUG_FLAGS)
                      for i, f in enumerate(_list(d.get("tu_debug", []), "tu_debug", max_len=len(TU_DEBUG_FLAGS))))

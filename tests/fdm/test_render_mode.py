@@ -79,13 +79,23 @@ def test_every_op_pair_on_one_4x_attachment() -> None:
     for load, store in itertools.product(LOAD_OPS, STORE_OPS):
         off = load == "load" or store == "store"
         p = plan_render_pass(_scenario(attachments=[{"cpp": 4, "samples": 4, "load_op": load, "store_op": store}],
-                                       tu_debug=["gmem"]))
+                                       tu_debug=["gmem"], depth_load_op="none"))
         assert p.fdm_enabled is (not off), (load, store)
         assert p.fdm_disabled_reason == (None if not off else FDM_DISABLED_LOAD if load == "load"
                                          else FDM_DISABLED_STORE)
     # single-sampled attachments never turn it off
     for load, store in itertools.product(LOAD_OPS, STORE_OPS):
-        assert plan_render_pass(_scenario(attachments=[{"cpp": 4, "load_op": load, "store_op": store}])).fdm_enabled
+        assert plan_render_pass(_scenario(attachments=[{"cpp": 4, "load_op": load, "store_op": store}],
+                                          depth_load_op="none")).fdm_enabled
+
+
+def test_the_depth_attachment_loads_with_depth_load_op() -> None:
+    """The last attachment is the depth attachment: a 4x depth loaded (depth_load_op) turns the FDM off."""
+    p = plan_render_pass(_scenario(attachments=[{"cpp": 4}, {"cpp": 4, "samples": 4, "store_op": "dont_care"}],
+                                   depth_load_op="load"))
+    assert p.fdm_disabled_reason == FDM_DISABLED_LOAD
+    p = plan_render_pass(_scenario(attachments=[{"cpp": 4}, {"cpp": 4, "samples": 4, "store_op": "dont_care"}]))
+    assert p.fdm_enabled
 
 
 # --- the plan of a pass without FDM ----------------------------------------------------------
@@ -179,7 +189,7 @@ def test_bandwidth_estimate_by_hand() -> None:
 def test_render_mode_follows_get_optimal_mode(atts: list[dict[str, Any]], draws: int) -> None:
     """On a pass no earlier reason sends to sysmem (TU_DEBUG nothing, tiles fit, binning
     possible): GMEM iff FDM on, or >= 5 draws and sysmem_bw > gmem_bw * 11 / 10."""
-    sc = _scenario(framebuffer=(512, 512), attachments=atts, draws=draws)
+    sc = _scenario(framebuffer=(512, 512), attachments=atts, draws=draws, depth_load_op="none")
     p = plan_render_pass(sc)
     if p.sysmem_reason not in (None, "Autotune selected sysmem"):
         return
@@ -243,6 +253,8 @@ def test_json_and_table_say_why() -> None:
     ({"attachments": [{"cpp": 4, "resolve": True}]}, "attachments[0].resolve", "a resolve source must be "
                                                                                  "multisampled (samples > 1), "
                                                                                  "got samples = 1"),
+    ({"attachments": [{"cpp": 4}, {"cpp": 4, "load_op": "load"}]}, "attachments[1].load_op",
+     "the last attachment is the depth attachment, whose load op is depth_load_op ('clear'), got 'load'"),
     ({"draws": -1}, "draws", "must be >= 0, got -1"),
     ({"draws": 2.5}, "draws", "must be an integer, got float"),
     ({"draws": 1 << 40}, "draws", "must lie in the int32 range [-2147483648, 2147483647]"),
