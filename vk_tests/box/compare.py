@@ -91,9 +91,10 @@ def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
     d.eq("common_bin_start", b.window_offset, _pair(t.common_bin_start), i)
     ts = plan.tiling.tile_size
     d.eq("bin_size", b.bin_size, (ts[0] * t.gmem_extent[0], ts[1] * t.gmem_extent[1]), i)
+    # LRZ in effect: GRAS_LRZ_CNTL.ENABLE at the draw and, a7xx, no GRAS_SC_BIN_CNTL.FORCE_LRZ_DIS
+    d.eq("lrz", b.lrz_enable and not b.force_lrz_dis, bool(t.lrz), i)
     if chip >= 7:
         d.eq("force_lrz_dis", b.force_lrz_dis, bool(t.force_lrz_dis), i)
-        d.eq("lrz", b.lrz_enable and not b.force_lrz_dis, bool(t.lrz), i)
         fov = b.foveat or {}
         mf = t.foveat
         d.eq("foveat.binscaleen", fov.get("binscaleen"), bool(mf.binscaleen), i)

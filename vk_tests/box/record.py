@@ -350,9 +350,10 @@ def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
         rp, aspects = _render_pass(dev, stack, job)
         views_list = []
         att_images, att_specs = [], []
-        # with FDM offsets every attachment is created with the offset flag (VUID-VkRenderPass...-
-        # fragmentDensityOffsetCount-06504 and 06505)
-        aflags = 0x00008000 if job["fdm_offsets"] is not None else 0
+        # the scenario's fdm_offset_create_flag is the flag of every image of the pass (offsets need
+        # it on all attachments, VUID-VkSubpassFragmentDensityMapOffsetEndInfoQCOM-
+        # fragmentDensityOffsetCount-06504/06505; the depth image's flag changes LRZ and tile size)
+        aflags = 0x00008000 if job["fdm_offset_flag"] else 0
         for a in job["attachments"]:
             usage = (vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT if a["kind"] == "depth"
                      else vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
