@@ -30,14 +30,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fdm.errors import NotSupported, ScenarioError  # noqa: E402
 from mipmap.compare import compare_chain  # noqa: E402
 from mipmap.formats import FORMAT_NAMES, get_format, random_level0  # noqa: E402
 from mipmap.gpu import MipmapRunner, load_spv  # noqa: E402
 from mipmap.plan import SPD_MAX_SIZE, tiled_plan  # noqa: E402
 from mipmap.reference import level_sizes, stored_chain  # noqa: E402
 from mipmap.spd_model import spd_reference  # noqa: E402
-from vk_tests.harness import open_device  # noqa: E402
+from turnip_base.errors import NotSupported, ScenarioError  # noqa: E402
+from turnip_base.harness import open_device  # noqa: E402
 
 SIZES = [(4096, 4096), (8192, 8192), (4095, 4095), (1920, 1080)]
 EVICT_BYTES = 256 << 20

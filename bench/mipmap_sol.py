@@ -58,12 +58,12 @@ sys.path.insert(0, str(BENCH))
 
 import mipmap_bench as mb  # noqa: E402
 
-from fdm.errors import NotSupported, ScenarioError  # noqa: E402
 from mipmap.formats import Format, get_format, random_level0  # noqa: E402
 from mipmap.gpu import MipmapRunner, load_spv, storage_view_flags  # noqa: E402
 from mipmap.plan import tiled_plan  # noqa: E402
 from mipmap.reference import level_sizes  # noqa: E402
-from vk_tests.harness import open_device  # noqa: E402
+from turnip_base.errors import NotSupported, ScenarioError  # noqa: E402
+from turnip_base.harness import open_device  # noqa: E402
 
 SOL = BENCH / "sol"
 SIZES = [(4096, 4096), (8192, 8192)]
@@ -162,7 +162,7 @@ def nearest_sampler(ctx):
                                   mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_NEAREST, addressModeU=edge,
                                   addressModeV=edge, addressModeW=edge, maxLod=0.0)
     sampler = vk.vkCreateSampler(ctx.device, info, None)
-    ctx._own(lambda: vk.vkDestroySampler(ctx.device, sampler, None))
+    ctx.own(lambda: vk.vkDestroySampler(ctx.device, sampler, None))
     return sampler
 
 

@@ -12,7 +12,7 @@ The entry points::
 
 Running the generators on a device (``mipmap.gpu``, which needs the ``vulkan`` package) and
 the ``mipmap`` sub-command (``mipmap.cli``) are layers above and are not imported here.
-Bad input raises :class:`fdm.errors.ScenarioError`.
+Bad input raises :class:`turnip_base.errors.ScenarioError`.
 """
 from __future__ import annotations
 

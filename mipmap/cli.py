@@ -15,7 +15,7 @@ layer (--validation); 2 bad input (one line `turnip-fdm: error: FIELD: RULE`) or
 the machine lacks (one line `turnip-fdm: not supported: WHAT`).
 
 This module only adds the sub-command (:func:`register`) and its handlers, which raise the
-refusals of fdm.errors; the top-level command line (turnip_fdm.cli) creates the parser and
+refusals of turnip_base.errors; the top-level command line (turnip_fdm.cli) creates the parser and
 turns a refusal into its line and exit status.
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fdm.errors import ScenarioError
-from fdm.options import choice
+from turnip_base.errors import ScenarioError
+from turnip_base.options import choice
 
 from .formats import FORMAT_NAMES, get_format
 from .plan import ALGORITHMS
@@ -95,7 +95,7 @@ def handle_mipmap(args: argparse.Namespace) -> int:
 
 def handle_run(args: argparse.Namespace) -> int:
     """`mipmap run`: 0 match, 1 mismatch or validation message; refusals are raised."""
-    from vk_tests.harness import open_device
+    from turnip_base.harness import open_device
 
     from .compare import compare_chain
     from .formats import random_level0
@@ -138,7 +138,7 @@ def handle_run(args: argparse.Namespace) -> int:
 
 def handle_devices(args: argparse.Namespace) -> int:
     """`mipmap devices`: one line `index: name` per physical device."""
-    from vk_tests.harness import list_devices
+    from turnip_base.harness import list_devices
 
     for i, n in enumerate(list_devices()):
         print(f"{i}: {n}")

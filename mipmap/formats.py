@@ -20,7 +20,7 @@ import attrs
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from fdm.options import choice
+from turnip_base.options import choice
 
 F32 = np.float32
 
@@ -61,7 +61,7 @@ FORMATS: dict[FormatName, Format] = {
 
 
 def get_format(name: str) -> Format:
-    """The format called ``name``; :class:`~fdm.errors.ScenarioError` (field ``format``) otherwise."""
+    """The format called ``name``; :class:`~turnip_base.errors.ScenarioError` (field ``format``) otherwise."""
     return FORMATS[choice("format", name, FORMAT_NAMES)]
 
 

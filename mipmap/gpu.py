@@ -15,9 +15,9 @@ from typing import Literal
 
 import numpy as np
 
-from fdm.errors import NotSupported, ScenarioError
-from fdm.options import choice
-from vk_tests.harness import Handle, Vulkan
+from turnip_base.errors import NotSupported, ScenarioError
+from turnip_base.harness import Handle, Vulkan
+from turnip_base.options import choice
 
 from .formats import Format, Texels, tables, unorm_lut
 from .plan import ALGORITHMS, SPD_MAX_SIZE, SPD_TILE, Algorithm, Dispatch, spd_plan, split_groups, tiled_plan
@@ -171,7 +171,7 @@ class MipmapRunner:
         kernels: tuple[PipelineKernel, ...] = ("fast", "general", "spd")
         self._modules = {kernel: ctx.shader_module(load_spv(self.variant(kernel))) for kernel in kernels}
         self._pipelines: dict[PipelineKey, Handle] = {}
-        ctx._own(self._destroy_pipelines)
+        ctx.own(self._destroy_pipelines)
 
     def _destroy_pipelines(self) -> None:
         for pipe in self._pipelines.values():

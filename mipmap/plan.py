@@ -30,7 +30,7 @@ from typing import Literal, get_args
 
 import attrs
 
-from fdm.errors import ScenarioError
+from turnip_base.errors import ScenarioError
 
 from .reference import level_sizes
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, DTypeLike, NDArray
 
-from fdm.errors import ScenarioError
+from turnip_base.errors import ScenarioError
 
 from .formats import F32, F32Array, Format, Texels, decode, encode
 

@@ -26,14 +26,14 @@ import argparse
 import sys
 from typing import Any
 
-from fdm.errors import ScenarioError
-from fdm.options import choice
 from fdm.outputs import check_output_dir
+from turnip_base.errors import ScenarioError
+from turnip_base.options import choice
 
-from .bundle import load_bundle
-from .cases import BACKENDS, Case
-from .registry import all_cases, by_name, select
-from .runner import OUT_FIELD, recheck, run_suite
+from .suite.bundle import load_bundle
+from .suite.cases import BACKENDS, Case
+from .suite.runner import OUT_FIELD, recheck, run_suite
+from .suite.selection import by_name, select
 
 DEFAULT_OUT = "out/vk"
 
@@ -69,6 +69,14 @@ def register(subparsers: Any) -> None:
 def handle_vk(args: argparse.Namespace) -> int:
     """`turnip-fdm vk` without a sub-command."""
     raise ScenarioError("vk", "needs a sub-command: list, run or check")
+
+
+def all_cases() -> list[Case]:
+    """:func:`vk_tests.registry.all_cases`, imported when a command needs the cases (so that
+    ``turnip-fdm --help`` does not load every backend)."""
+    from .registry import all_cases as every_case
+
+    return every_case()
 
 
 def _selected(args: argparse.Namespace) -> list[Case]:

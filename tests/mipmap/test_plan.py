@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdm.errors import ScenarioError
 from mipmap.plan import TAIL_MAX_TEXELS, spd_plan, tiled_plan
 from mipmap.reference import level_sizes
+from turnip_base.errors import ScenarioError
 
 
 @settings(deadline=None)

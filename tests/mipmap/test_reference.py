@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdm.errors import ScenarioError
 from mipmap.reference import axis_weights, level_sizes, reduce_axis, reference_chain
+from turnip_base.errors import ScenarioError
 
 
 def operator(d: int, dtype=np.float64) -> np.ndarray:

@@ -4,12 +4,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fdm.errors import ScenarioError
 from mipmap.formats import FORMATS, random_level0
 from mipmap.plan import spd_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_chain, spd_reference
 from mipmap.tiled_model import Device
+from turnip_base.errors import ScenarioError
 
 DEVICES = st.sampled_from([Device(8, True), Device(32, True), Device(32, False)])
 SIDE = st.one_of(st.integers(1, 70), st.sampled_from([64, 100, 128, 200, 256, 300]))

@@ -7,7 +7,8 @@ import os
 
 import pytest
 
-from vk_tests.harness import NotSupported, open_device
+from turnip_base.errors import NotSupported
+from turnip_base.harness import open_device
 
 
 def _unavailable(reason: str):

@@ -6,8 +6,8 @@ import sys
 import numpy as np
 import pytest
 
-from fdm.errors import NotSupported, ScenarioError
 from mipmap import cli
+from turnip_base.errors import NotSupported, ScenarioError
 from turnip_fdm.cli import main
 
 

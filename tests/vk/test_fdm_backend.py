@@ -10,10 +10,19 @@ import numpy as np
 import pytest
 
 from fdm.density import encode_unorm8
-from fdm.errors import NotSupported
-from vk_tests import fdm_backend as fb
-from vk_tests import registry, replay
-from vk_tests.cases import CaseOutput
+from turnip_base.errors import NotSupported, ScenarioError
+from vk_tests import registry
+from vk_tests import scenes as scenes
+from vk_tests import spec as spec
+from vk_tests.fdm import cases as fdm_cases
+from vk_tests.fdm import device as fdm_device
+from vk_tests.fdm import expected as fdm_expected
+from vk_tests.fdm import judge as fdm_judge
+from vk_tests.fdm import scene as fdm_scene
+from vk_tests.graphics import fdm_pass as graphics_fdm_pass
+from vk_tests.replay import scene as replay_scene
+from vk_tests.suite import selection as suite_selection
+from vk_tests.suite.cases import CaseOutput
 
 # ---- the map bytes (docs/spec/vulkan-fdm-and-cts.md §1.3) ------------------------------------
 
@@ -31,11 +40,11 @@ def table_problems(byte: Callable[[int], int]) -> list[str]:
 
 
 def test_area_bytes_are_floor_255_over_n() -> None:
-    assert fb.AREA_BYTES == {1: 255, 2: 127, 4: 63, 8: 31, 16: 15}
-    assert table_problems(fb.density_byte) == []
+    assert scenes.AREA_BYTES == {1: 255, 2: 127, 4: 63, 8: 31, 16: 15}
+    assert table_problems(scenes.density_byte) == []
     # the scenario stores density_value(n) as exactly that byte
-    for n, b in fb.AREA_BYTES.items():
-        assert int(encode_unorm8([fb.density_value(n)])[0]) == b
+    for n, b in scenes.AREA_BYTES.items():
+        assert int(encode_unorm8([scenes.density_value(n)])[0]) == b
 
 
 def test_planted_naive_rounding_fails_the_table() -> None:
@@ -59,7 +68,7 @@ def texel_problems(fn: Callable[[Any, Any, Any, Any], tuple[int, int]]) -> list[
 
 
 def test_texel_size_follows_spec_v3() -> None:
-    assert texel_problems(fb.spec_texel_size) == []
+    assert texel_problems(spec.spec_texel_size) == []
 
 
 def test_planted_pre_v3_ceil_texel_size_is_caught() -> None:
@@ -76,41 +85,44 @@ def test_planted_pre_v3_ceil_texel_size_is_caught() -> None:
 
 def test_render_extent_and_map_extent_rp2_vs_dynrend() -> None:
     fbsize, ra = (256, 256), (0, 0, 100, 60)
-    assert fb.render_extent("rp2", fbsize, ra) == (256, 256)
-    assert fb.render_extent("dynrend", fbsize, ra) == (100, 60)
-    assert fb.render_extent("dynrend", fbsize, (64, 32, 192, 224)) == (256, 256)
-    assert fb.spec_texel_size(fb.render_extent("rp2", fbsize, ra), (16, 16), (1, 1), (64, 64)) == (16, 16)
+    assert spec.render_extent("rp2", fbsize, ra) == (256, 256)
+    assert spec.render_extent("dynrend", fbsize, ra) == (100, 60)
+    assert spec.render_extent("dynrend", fbsize, (64, 32, 192, 224)) == (256, 256)
+    assert spec.spec_texel_size(spec.render_extent("rp2", fbsize, ra), (16, 16), (1, 1), (64, 64)) == (16, 16)
     # floor(100/16) = 6 -> 8, floor(60/16) = 3 -> 4: the render area, not the image, decides
-    assert fb.spec_texel_size(fb.render_extent("dynrend", fbsize, ra), (16, 16), (1, 1), (64, 64)) == (8, 4)
-    assert fb.min_map_extent((1025, 600), (1024, 1024)) == (2, 1)
-    assert fb.min_map_extent((288, 128), (32, 32)) == (9, 4)
+    assert spec.spec_texel_size(spec.render_extent("dynrend", fbsize, ra), (16, 16), (1, 1), (64, 64)) == (8, 4)
+    assert spec.min_map_extent((1025, 600), (1024, 1024)) == (2, 1)
+    assert spec.min_map_extent((288, 128), (32, 32)) == (9, 4)
 
 
 # ---- what a device lacks (§2.6, §4.3) ---------------------------------------------------------
 ALL = 0xFFFFFFFF
-TURNIPISH = fb.DeviceCaps(
-    name="Turnip Adreno (TM) 750", driver_id=fb.DRIVER_ID_MESA_TURNIP,
-    extensions={fb.FDM_EXT: 3, fb.OFFSET_EXT: 1, fb.OFFSET_QCOM: 3, fb.DYNREND_EXT: 1, fb.VPI_EXT: 1},
+TURNIPISH = fdm_device.DeviceCaps(
+    name="Turnip Adreno (TM) 750", driver_id=fdm_device.DRIVER_ID_MESA_TURNIP,
+    extensions={fdm_device.FDM_EXT: 3, fdm_device.OFFSET_EXT: 1, fdm_device.OFFSET_QCOM: 3,
+                fdm_device.DYNREND_EXT: 1, fdm_device.VPI_EXT: 1},
     features=frozenset({"fragmentDensityMap", "fragmentDensityMapNonSubsampledImages", "multiview",
                         "dynamicRendering", "fragmentDensityMapOffset"}),
     min_texel=(32, 32), max_texel=(1024, 1024), offset_granularity=(8, 8),
-    format_features={fb.VK_FMT_RGBA16UI: ALL, fb.VK_FMT_R8G8_UNORM: ALL, fb.VK_FMT_R32G32_SFLOAT: 0})
-LAVAPIPEISH = fb.DeviceCaps(name="llvmpipe", driver_id=13, extensions={fb.DYNREND_EXT: 1},
+    format_features={graphics_fdm_pass.VK_FMT_RGBA16UI: ALL, graphics_fdm_pass.VK_FMT_R8G8_UNORM: ALL,
+                     graphics_fdm_pass.VK_FMT_R32G32_SFLOAT: 0})
+LAVAPIPEISH = fdm_device.DeviceCaps(name="llvmpipe", driver_id=13, extensions={fdm_device.DYNREND_EXT: 1},
                             features=frozenset({"multiview", "dynamicRendering"}),
-                            format_features={fb.VK_FMT_RGBA16UI: ALL, fb.VK_FMT_R8G8_UNORM: 0x80})
+                            format_features={graphics_fdm_pass.VK_FMT_RGBA16UI: ALL,
+                                             graphics_fdm_pass.VK_FMT_R8G8_UNORM: 0x80})
 
 
 def cases_named(pattern: str) -> list[Any]:
-    return registry.select(fb.fdm_cases(), ["fdm"], pattern)
+    return suite_selection.select(fdm_cases.cases(), ["fdm"], pattern)
 
 
 def test_missing_names_the_extension_and_nothing_on_a_complete_device() -> None:
-    cases = fb.fdm_cases()
-    assert {fb.missing(LAVAPIPEISH, c.scene) for c in cases} == {fb.FDM_EXT}
+    cases = fdm_cases.cases()
+    assert {fdm_device.missing(LAVAPIPEISH, c.scene) for c in cases} == {fdm_device.FDM_EXT}
     # B2's deferred and dynamic maps are NotSupported on turnip (no FDM2, no dynamic maps, §1.6)
-    lacks = {"fdm.cts_histogram.deferred_subsampled_2_2.64.rp2": fb.FDM2_EXT,
+    lacks = {"fdm.cts_histogram.deferred_subsampled_2_2.64.rp2": fdm_device.FDM2_EXT,
              "fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2": "fragmentDensityMapDynamic"}
-    assert {c.name: fb.missing(TURNIPISH, c.scene) for c in cases} == {c.name: lacks.get(c.name) for c in cases}
+    assert {c.name: fdm_device.missing(TURNIPISH, c.scene) for c in cases} == {c.name: lacks.get(c.name) for c in cases}
 
 
 @pytest.mark.parametrize(("change", "pattern", "want"), [
@@ -119,10 +131,11 @@ def test_missing_names_the_extension_and_nothing_on_a_complete_device() -> None:
     ({"features": "fragmentDensityMap"}, "*", "fragmentDensityMap"),
     ({"features": "fragmentDensityMapNonSubsampledImages"}, "fdm.subsampled.*",
      "fragmentDensityMapNonSubsampledImages"),
-    ({"features": "fragmentDensityMapNonSubsampledImages"}, "fdm.load_op.*", fb.FDM2_EXT),
+    ({"features": "fragmentDensityMapNonSubsampledImages"}, "fdm.load_op.*", fdm_device.FDM2_EXT),
     ({"features": "fragmentDensityMapOffset"}, "fdm.offset.*", "fragmentDensityMapOffset"),
-    ({"extensions": fb.OFFSET_EXT}, "fdm.offset.*.dynrend", fb.OFFSET_EXT + " (offsets with dynamic rendering"),
-    ({"extensions": fb.DYNREND_EXT}, "*.dynrend", fb.DYNREND_EXT),
+    ({"extensions": fdm_device.OFFSET_EXT}, "fdm.offset.*.dynrend",
+     fdm_device.OFFSET_EXT + " (offsets with dynamic rendering"),
+    ({"extensions": fdm_device.DYNREND_EXT}, "*.dynrend", fdm_device.DYNREND_EXT),
     ({"granularity": (16, 16)}, "fdm.offset.both_axes.rp2", "fragmentDensityOffsetGranularity [16, 16]"),
     ({"max_texel": (16, 16)}, "fdm.uniform_area.2x2.rp2", "maxFragmentDensityTexelSize [16, 16]"),
 ])
@@ -139,23 +152,23 @@ def test_missing_feature_is_named(change: dict[str, Any], pattern: str, want: st
     cases = cases_named(pattern)
     assert cases
     for c in cases:
-        got = fb.missing(caps, c.scene)
+        got = fdm_device.missing(caps, c.scene)
         assert got is not None and got.startswith(want), (c.name, got)
     # the other cases are not affected by a missing dynamic-rendering feature
     if change.get("features") == "dynamicRendering":
-        static = [c for c in cases_named("*.rp2") if fb.map_timing(c.scene) == "static"]
-        assert all(fb.missing(caps, c.scene) is None for c in static)
+        static = [c for c in cases_named("*.rp2") if fdm_scene.map_timing(c.scene) == "static"]
+        assert all(fdm_device.missing(caps, c.scene) is None for c in static)
 
 
 def test_rp2_offsets_run_with_qcom_alone_and_zero_granularity_fails() -> None:
     qcom_only = attrs.evolve(TURNIPISH, extensions={k: v for k, v in TURNIPISH.extensions.items()
-                                                     if k != fb.OFFSET_EXT})
-    assert all(fb.missing(qcom_only, c.scene) is None for c in cases_named("fdm.offset.*.rp2"))
+                                                     if k != fdm_device.OFFSET_EXT})
+    assert all(fdm_device.missing(qcom_only, c.scene) is None for c in cases_named("fdm.offset.*.rp2"))
     zero = attrs.evolve(TURNIPISH, offset_granularity=(0, 0))
     case = cases_named("fdm.offset.both_axes.rp2")[0]
     with pytest.raises(ValueError, match="fragmentDensityOffsetGranularity"):
-        fb.check_granularity(zero, case.scene)
-    fb.check_granularity(zero, cases_named("fdm.offset.sweep_k00.rp2")[0].scene)  # all-zero offsets are fine
+        fdm_device.check_granularity(zero, case.scene)
+    fdm_device.check_granularity(zero, cases_named("fdm.offset.sweep_k00.rp2")[0].scene)  # all-zero offsets are fine
 
 
 # ---- pNext chains without a device ------------------------------------------------------------
@@ -164,8 +177,9 @@ FSR_STYPES = {1000226003, 1000226004, 1000226000}  # FSR features, properties, a
 
 def test_feature_chain_links_and_no_fsr() -> None:
     vk = pytest.importorskip("vulkan")
-    s = fb.feature_chain(vk, {fb.FDM_EXT: 3, fb.FDM2_EXT: 1, fb.OFFSET_QCOM: 3, fb.DYNREND_EXT: 1})
-    stypes = fb.chain_stypes(vk, s["features2"])
+    s = fdm_device.feature_chain(vk, {fdm_device.FDM_EXT: 3, fdm_device.FDM2_EXT: 1, fdm_device.OFFSET_QCOM: 3,
+                                      fdm_device.DYNREND_EXT: 1})
+    stypes = fdm_device.chain_stypes(vk, s["features2"])
     assert stypes == [vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                       1000425000,  # the offset features: EXT and QCOM share the sType
                       vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FRAGMENT_DENSITY_MAP_2_FEATURES_EXT,
@@ -173,24 +187,26 @@ def test_feature_chain_links_and_no_fsr() -> None:
                       vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DYNAMIC_RENDERING_FEATURES,
                       vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES]
     assert not FSR_STYPES & set(stypes)
-    bare = fb.feature_chain(vk, {"VK_KHR_fragment_shading_rate": 2})
-    assert fb.chain_stypes(vk, bare["features2"]) == [vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
+    bare = fdm_device.feature_chain(vk, {"VK_KHR_fragment_shading_rate": 2})
+    assert fdm_device.chain_stypes(vk, bare["features2"]) == [vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                                       vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MULTIVIEW_FEATURES]
-    assert fb.enabled_extensions({fb.FDM_EXT: 3, fb.OFFSET_QCOM: 3, fb.OFFSET_EXT: 1, "VK_KHR_x": 1}) == [
-        fb.FDM_EXT, fb.OFFSET_EXT]
-    assert fb.enabled_extensions({fb.FDM_EXT: 3, fb.OFFSET_QCOM: 3}) == [fb.FDM_EXT, fb.OFFSET_QCOM]
+    assert fdm_device.enabled_extensions({fdm_device.FDM_EXT: 3, fdm_device.OFFSET_QCOM: 3, fdm_device.OFFSET_EXT: 1,
+                                          "VK_KHR_x": 1}) == [
+        fdm_device.FDM_EXT, fdm_device.OFFSET_EXT]
+    assert fdm_device.enabled_extensions({fdm_device.FDM_EXT: 3, fdm_device.OFFSET_QCOM: 3}) == [fdm_device.FDM_EXT,
+                                                                                                 fdm_device.OFFSET_QCOM]
 
 
 def test_end_rendering2_structs_layout() -> None:
     pytest.importorskip("cffi")
-    x = fb.side_ffi()
-    end, keep = fb.end_rendering2_structs([(8, -16), (-8, 24)])
+    x = fdm_device.side_ffi()
+    end, keep = fdm_device.end_rendering2_structs([(8, -16), (-8, 24)])
     assert x.sizeof("XRenderPassFragmentDensityMapOffsetEndInfoEXT") == 32
     assert x.offsetof("XRenderPassFragmentDensityMapOffsetEndInfoEXT", "pFragmentDensityOffsets") == 24
     assert x.sizeof("XRenderingEndInfoEXT") == 16
-    assert end.sType == fb.STYPE_RENDERING_END_INFO_EXT == 1000619003
+    assert end.sType == fdm_device.STYPE_RENDERING_END_INFO_EXT == 1000619003
     off = x.cast("XRenderPassFragmentDensityMapOffsetEndInfoEXT*", end.pNext)
-    assert off.sType == fb.STYPE_RENDER_PASS_FDM_OFFSET_END_INFO_EXT == 1000425002
+    assert off.sType == fdm_device.STYPE_RENDER_PASS_FDM_OFFSET_END_INFO_EXT == 1000425002
     assert off.fragmentDensityOffsetCount == 2
     assert [(off.pFragmentDensityOffsets[i].x, off.pFragmentDensityOffsets[i].y) for i in range(2)] == [
         (8, -16), (-8, 24)]
@@ -199,24 +215,24 @@ def test_end_rendering2_structs_layout() -> None:
 
 # ---- turnip detection and the judge -------------------------------------------------------------
 def test_match_profile() -> None:
-    t = fb.DRIVER_ID_MESA_TURNIP
-    assert fb.match_profile(t, "Turnip Adreno (TM) 750") == "a750"
-    assert fb.match_profile(t, "FD730") == "a730"
-    assert fb.match_profile(t, "Turnip Adreno (TM) 999") is None
-    assert fb.match_profile(13, "Turnip Adreno (TM) 750") is None
-    assert fb.match_profile(8, "Adreno (TM) 740") is None  # Qualcomm's own driver: not turnip
+    t = fdm_device.DRIVER_ID_MESA_TURNIP
+    assert fdm_expected.match_profile(t, "Turnip Adreno (TM) 750") == "a750"
+    assert fdm_expected.match_profile(t, "FD730") == "a730"
+    assert fdm_expected.match_profile(t, "Turnip Adreno (TM) 999") is None
+    assert fdm_expected.match_profile(13, "Turnip Adreno (TM) 750") is None
+    assert fdm_expected.match_profile(8, "Adreno (TM) 740") is None  # Qualcomm's own driver: not turnip
 
 
 def device_info(turnip: bool) -> dict[str, Any]:
     if turnip:
-        return {"driver_id": fb.DRIVER_ID_MESA_TURNIP, "name": "Turnip Adreno (TM) 750", "profile": "a750",
+        return {"driver_id": fdm_device.DRIVER_ID_MESA_TURNIP, "name": "Turnip Adreno (TM) 750", "profile": "a750",
                 "min_texel": [32, 32], "max_texel": [1024, 1024]}
     return {"driver_id": 4, "name": "some FDM GPU", "profile": None, "min_texel": [16, 16],
             "max_texel": [256, 256]}
 
 
 def output(images: list[np.ndarray], turnip: bool, readback: str = "nonsubsampled") -> CaseOutput:
-    named = {n: img for v, img in enumerate(images) for n in replay.image_names(v)}
+    named = {n: img for v, img in enumerate(images) for n in replay_scene.image_names(v)}
     return CaseOutput(images=named, info={"device": device_info(turnip), "path": "rp2", "readback": readback})
 
 
@@ -226,27 +242,27 @@ def scene_of(name: str) -> dict[str, Any]:
 
 def with_density(scene: dict[str, Any], n: int) -> dict[str, Any]:
     s = dict(scene)
-    s["scenario"] = {**s["scenario"], "density": fb._constant_map(n, n, (9, 4))}
+    s["scenario"] = {**s["scenario"], "density": scenes.constant_bytes(n, n, (9, 4))}
     return s
 
 
 def test_judge_turnip_exact_and_spec_bounds() -> None:
     scene = scene_of("fdm.uniform_area.2x2.rp2")
-    want = fb.turnip_expectation(scene, "a750", "rp2")
-    v = fb.judge_fdm(scene, output(want, turnip=True))
+    want = fdm_expected.turnip_expectation(scene, "a750", "rp2")
+    v = fdm_judge.judge_fdm(scene, output(want, turnip=True))
     assert v.status == "Pass" and "equal to the model's plan for turnip a750" in v.message, v.message
-    v = fb.judge_fdm(scene, output(want, turnip=False))
+    v = fdm_judge.judge_fdm(scene, output(want, turnip=False))
     assert v.status == "Pass" and "the spec bounds decide" in v.message, v.message
     # planted: one pixel of a 2x2 fragment holds its neighbour's value
     bad = want[0].copy()
     bad[10, 10] = bad[10, 12]
     for turnip in (True, False):
-        v = fb.judge_fdm(scene, output([bad], turnip=turnip))
+        v = fdm_judge.judge_fdm(scene, output([bad], turnip=turnip))
         assert v.status == "Fail" and "do not cover their whole block" in v.message, v.message
     # planted: FragCoord half a pixel right everywhere a fragment was drawn
     shifted = want[0].copy()
     shifted[..., 0] += 1
-    v = fb.judge_fdm(scene, output([shifted], turnip=False))
+    v = fdm_judge.judge_fdm(scene, output([shifted], turnip=False))
     assert v.status == "Fail" and "nor a fragment that contains them" in v.message
 
 
@@ -254,30 +270,30 @@ def test_judge_spec_legal_but_not_turnip() -> None:
     """A 1x1 rendering of the 2x2 map is legal (area <= 4.03) but is not what turnip does: Fail on
     turnip, Pass (with the difference as information) elsewhere."""
     scene = scene_of("fdm.uniform_area.2x2.rp2")
-    ones = fb.turnip_expectation(with_density(scene, 1), "a750", "rp2")
-    v = fb.judge_fdm(scene, output(ones, turnip=True))
+    ones = fdm_expected.turnip_expectation(with_density(scene, 1), "a750", "rp2")
+    v = fdm_judge.judge_fdm(scene, output(ones, turnip=True))
     assert v.status == "Fail" and "differ from the model's plan for turnip a750" in v.message, v.message
-    v = fb.judge_fdm(scene, output(ones, turnip=False))
+    v = fdm_judge.judge_fdm(scene, output(ones, turnip=False))
     assert v.status == "Pass" and "pixel(s) differ from turnip's plan for a750" in v.message, v.message
 
 
 def test_judge_area_above_the_density_fails_everywhere() -> None:
     scene = scene_of("fdm.uniform_area.2x2.rp2")
-    fours = fb.turnip_expectation(with_density(scene, 4), "a750", "rp2")
+    fours = fdm_expected.turnip_expectation(with_density(scene, 4), "a750", "rp2")
     for turnip in (True, False):
-        v = fb.judge_fdm(scene, output(fours, turnip=turnip))
+        v = fdm_judge.judge_fdm(scene, output(fours, turnip=turnip))
         assert v.status == "Fail" and "larger than the density allows" in v.message, v.message
 
 
 def test_judge_subsampled_equivalence() -> None:
     scene = scene_of("fdm.subsampled.nearest_equivalence.rp2")
-    want = fb.turnip_expectation(scene, "a750", "rp2")
+    want = fdm_expected.turnip_expectation(scene, "a750", "rp2")
     out = output(want, turnip=True, readback="both")
     images = dict(out.images)
     images.update({f"{k}_resampled": v for k, v in out.images.items()})
-    assert fb.judge_fdm(scene, attrs.evolve(out, images=images)).status == "Pass"
+    assert fdm_judge.judge_fdm(scene, attrs.evolve(out, images=images)).status == "Pass"
     images["view0_resampled"] = np.roll(images["view0_resampled"], 1, axis=1)  # planted: resampled one pixel off
-    v = fb.judge_fdm(scene, attrs.evolve(out, images=images))
+    v = fdm_judge.judge_fdm(scene, attrs.evolve(out, images=images))
     assert v.status == "Fail" and "resampled with NEAREST differs" in v.message
 
 
@@ -290,10 +306,10 @@ def twin_problems(fdm_cases: list[Any], twins: list[Any]) -> list[str]:
             out.append(f"{c.name}: its description does not say whether it has a twin")
         if "no replay twin:" in c.description:  # the description says why (e.g. 2x MSAA)
             continue
-        twin = by_name.get(fb.twin_of(c.name, c.scene))
+        twin = by_name.get(fdm_scene.twin_of(c.name, c.scene))
         if twin is None:
             out.append(f"{c.name}: no replay twin")
-        elif fb.replay_part(c.scene) != twin.scene:
+        elif fdm_scene.replay_part(c.scene) != twin.scene:
             out.append(f"{c.name}: its scene differs from {twin.name}'s")
     return out
 
@@ -325,11 +341,11 @@ def test_every_fdm_case_has_a_replay_twin_with_the_same_scene() -> None:
 # ---- on the device (lavapipe in CI) ---------------------------------------------------------------
 @pytest.mark.vulkan
 def test_every_fdm_case_is_not_supported_naming_the_extension(vk: Any) -> None:
-    caps = fb.probe(vk)
-    if fb.FDM_EXT in caps.extensions:
-        pytest.skip(f"{caps.name} has {fb.FDM_EXT}: this test is for devices without it")
+    caps = fdm_device.probe(vk)
+    if fdm_device.FDM_EXT in caps.extensions:
+        pytest.skip(f"{caps.name} has {fdm_device.FDM_EXT}: this test is for devices without it")
     assert "fragmentDensityMap" not in caps.features
-    for c in fb.fdm_cases():
+    for c in fdm_cases.cases():
         with pytest.raises(NotSupported, match=r"^VK_EXT_fragment_density_map \(device "):
             c.run(vk, c.scene)
 
@@ -340,16 +356,16 @@ def test_every_fdm_case_is_not_supported_naming_the_extension(vk: Any) -> None:
 def test_a_replayed_twin_is_within_the_spec_bounds(vk: Any, twin: str) -> None:
     """The twin's replay output read back on this device passes the fdm judge's spec bounds (and
     equals turnip's plan for its GPU, information); a planted one-pixel error fails it."""
-    t = registry.by_name(fb.replay_twins())[fb.twin_name(*twin.split("."))]
+    t = suite_selection.by_name(fdm_cases.replay_twins())[fdm_scene.twin_name(*twin.split("."))]
     out = t.run(vk, t.scene)
     assert t.judge(t.scene, out).status == "Pass"
-    scene = fb.fdm_scene(t.scene, "rp2")
+    scene = fdm_scene.fdm_scene(t.scene, "rp2")
     fake = CaseOutput(images=out.images, info={"device": device_info(False), "readback": "nonsubsampled"})
-    v = fb.judge_fdm(scene, fake)
+    v = fdm_judge.judge_fdm(scene, fake)
     assert v.status == "Pass" and "information: equal to turnip's plan for a750" in v.message, v.message
     images = {k: np.array(a) for k, a in out.images.items()}
     images["view0_geometry"][100, 150, 0] += 2
-    v = fb.judge_fdm(scene, attrs.evolve(fake, images=images))
+    v = fdm_judge.judge_fdm(scene, attrs.evolve(fake, images=images))
     assert v.status == "Fail" and "view0_geometry: 1 pixel(s) differ from FragCoord" in v.message, v.message
 
 
@@ -363,10 +379,10 @@ def test_core_scenes_give_many_bins_of_several_areas_on_turnips_own_tiling() -> 
     """The exact check on turnip compares with the plan of turnip's own tile choice; at 384x256
     that was one or two bins (one fragment size). The core scenes must give at least 4 bins on
     a650, a730 and a750, and at least two distinct areas (B1: its one requested area)."""
-    core = [c for c in fb.fdm_cases() if c.name.startswith(CORE)]
+    core = [c for c in fdm_cases.cases() if c.name.startswith(CORE)]
     assert len(core) >= 23
     for c in core:
-        for profile, got in fb.turnip_bins(c.scene).items():
+        for profile, got in fdm_expected.turnip_bins(c.scene).items():
             assert "sysmem" not in got, (c.name, profile, got)
             assert got["bins"] >= 4, (c.name, profile, got)
             if c.name.startswith("fdm.uniform_area."):
@@ -375,9 +391,9 @@ def test_core_scenes_give_many_bins_of_several_areas_on_turnips_own_tiling() -> 
             else:
                 assert len(got["areas"]) >= 2, (c.name, profile, got)
     # planted: the old 384x256 radial scene (forced tile dropped) is one a750 bin of one area
-    fov = {"format": "R8G8_UNORM", "views": [fb._radial((12, 8), (176, 120), (48, 96), (1, 2, 4))]}
-    small = fb.fdm_scene(replay.replay_scene(fb._sc((384, 256), fov)), "rp2")
-    assert fb.turnip_bins(small)["a750"] == {"bins": 1, "tile": [384, 256], "areas": [[1, 1]]}
+    fov = {"format": "R8G8_UNORM", "views": [scenes.radial_bytes((12, 8), (176, 120), (48, 96), (1, 2, 4))]}
+    small = fdm_scene.fdm_scene(replay_scene.replay_scene(fdm_cases._sc((384, 256), fov)), "rp2")
+    assert fdm_expected.turnip_bins(small)["a750"] == {"bins": 1, "tile": [384, 256], "areas": [[1, 1]]}
 
 
 def test_area_window_on_turnip_is_its_bin() -> None:
@@ -385,23 +401,23 @@ def test_area_window_on_turnip_is_its_bin() -> None:
     coarser than the texels around them allow (a 3x3-texel window rejects them), which the spec's
     implementation-defined window permits; on turnip the window is the bin, and a fragment coarser
     than every texel of its bin still fails."""
-    c = registry.by_name(fb.fdm_cases())["fdm.foveated.radial.rp2"]
-    wants = fb.turnip_expectation(c.scene, "a750", "rp2")
+    c = suite_selection.by_name(fdm_cases.cases())["fdm.foveated.radial.rp2"]
+    wants = fdm_expected.turnip_expectation(c.scene, "a750", "rp2")
     images = {"view0": wants[0], "view0_geometry": wants[0]}
     info = {"device": {**device_info(True), "profile": "a750"}, "readback": "nonsubsampled"}
-    v = fb.judge_fdm(c.scene, CaseOutput(images=images, info=info))
+    v = fdm_judge.judge_fdm(c.scene, CaseOutput(images=images, info=info))
     assert v.status == "Pass" and "area window: turnip a750's 8 bin(s)" in v.message, v.message
-    sc, _, _ = fb.parse(c.scene)
-    narrow = fb.spec_bound_problems(sc, 0, images, load_op="clear", texel=(32, 32), readback="nonsubsampled")
+    sc, _, _ = fdm_scene.parse(c.scene)
+    narrow = fdm_judge.spec_bound_problems(sc, 0, images, load_op="clear", texel=(32, 32), readback="nonsubsampled")
     assert any("larger than the density allows" in p for p in narrow), narrow
-    v = fb.judge_fdm(c.scene, CaseOutput(images=images, info={"device": device_info(False),
+    v = fdm_judge.judge_fdm(c.scene, CaseOutput(images=images, info={"device": device_info(False),
                                                                 "readback": "nonsubsampled"}))
     assert v.status == "Pass" and "information: " in v.message and "with a 3x3-texel window" in v.message, v.message
     # planted: a 4x4 fragment in the top-left bin, all of whose texels ask for 1x1 (the centre is
     # far from it: a 2x2 map there would be wrong; use a map of 1x1 everywhere)
     ones = {**c.scene, "scenario": {**c.scene["scenario"], "density": {"format": "R8G8_UNORM", "views": [
         {"generator": "constant", "size": [48, 32], "density": 1.0}]}}}
-    v = fb.judge_fdm(ones, CaseOutput(images=images, info=info))
+    v = fdm_judge.judge_fdm(ones, CaseOutput(images=images, info=info))
     assert v.status == "Fail" and "larger than the density allows" in v.message, v.message
 
 
@@ -417,12 +433,12 @@ def test_c3_cts_clones_are_one_by_one_but_turnips_shrunk_first_bins() -> None:
     clamp make every texel fetched high density in the twin's plan; turnip's own tiling keeps a
     coarse area only in the shrunk first bin row or column (its density is taken at the centre
     of the whole shifted bin, partly outside the framebuffer). Planted: the opposite sign."""
-    c3 = [c for c in fb.fdm_cases() if ".cts_clamp_and_oversized." in c.name]
+    c3 = [c for c in fdm_cases.cases() if ".cts_clamp_and_oversized." in c.name]
     assert len(c3) == 4
     for c in c3:
         assert _coarse_bins(c.scene["scenario"]) == [], c.name
         for profile in ("a650", "a730", "a750"):
-            for x, y, w, h in _coarse_bins(fb.device_scenario(c.scene, profile, "rp2")):
+            for x, y, w, h in _coarse_bins(fdm_expected.device_scenario(c.scene, profile, "rp2")):
                 assert (x == 0 and w <= 128) or (y == 0 and h <= 32), (c.name, profile, (x, y, w, h))
         flipped = {**c.scene["scenario"], "fdm_offsets": [[-o for o in c.scene["scenario"]["fdm_offsets"][0]]]}
         assert _coarse_bins(flipped), c.name
@@ -430,73 +446,75 @@ def test_c3_cts_clones_are_one_by_one_but_turnips_shrunk_first_bins() -> None:
 
 # ---- B2: the CTS histogram cases ---------------------------------------------------------------
 def test_b2_cases_share_six_twins_and_deferred_dynamic_are_not_supported_on_turnip() -> None:
-    b2 = {c.name: c for c in fb.fdm_cases() if c.name.startswith("fdm.cts_histogram.")}
+    b2 = {c.name: c for c in fdm_cases.cases() if c.name.startswith("fdm.cts_histogram.")}
     assert len(b2) == 14
-    twins = {t.name for t in fb.replay_twins() if ".cts_histogram." in t.name}
-    assert {fb.twin_of(n, c.scene) for n, c in b2.items()} == twins and len(twins) == 6
-    assert fb.missing(TURNIPISH, b2["fdm.cts_histogram.static_subsampled_2_2.64.rp2"].scene) is None
-    assert fb.missing(TURNIPISH, b2["fdm.cts_histogram.deferred_subsampled_2_2.64.rp2"].scene) == fb.FDM2_EXT
-    fdm2 = attrs.evolve(TURNIPISH, extensions={**TURNIPISH.extensions, fb.FDM2_EXT: 1})
-    assert fb.missing(fdm2, b2["fdm.cts_histogram.deferred_subsampled_2_2.64.rp2"].scene) == \
+    twins = {t.name for t in fdm_cases.replay_twins() if ".cts_histogram." in t.name}
+    assert {fdm_scene.twin_of(n, c.scene) for n, c in b2.items()} == twins and len(twins) == 6
+    assert fdm_device.missing(TURNIPISH, b2["fdm.cts_histogram.static_subsampled_2_2.64.rp2"].scene) is None
+    assert fdm_device.missing(TURNIPISH,
+                              b2["fdm.cts_histogram.deferred_subsampled_2_2.64.rp2"].scene) == fdm_device.FDM2_EXT
+    fdm2 = attrs.evolve(TURNIPISH, extensions={**TURNIPISH.extensions, fdm_device.FDM2_EXT: 1})
+    assert fdm_device.missing(fdm2, b2["fdm.cts_histogram.deferred_subsampled_2_2.64.rp2"].scene) == \
         "fragmentDensityMapDeferred"
-    assert fb.missing(TURNIPISH, b2["fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2"].scene) == \
+    assert fdm_device.missing(TURNIPISH, b2["fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2"].scene) == \
         "fragmentDensityMapDynamic"
     both = attrs.evolve(fdm2, features=fdm2.features | {"fragmentDensityMapDeferred", "fragmentDensityMapDynamic"})
-    assert fb.missing(both, b2["fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2"].scene) is None
-    with pytest.raises(fb.ScenarioError, match="fdm.map_timing"):
-        fb.map_timing({"fdm": {"map_timing": "later"}})
+    assert fdm_device.missing(both, b2["fdm.cts_histogram.dynamic_subsampled_2_2.64.rp2"].scene) is None
+    with pytest.raises(ScenarioError, match="fdm.map_timing"):
+        fdm_scene.map_timing({"fdm": {"map_timing": "later"}})
 
 
 @pytest.mark.parametrize("name", ["fdm.cts_histogram.static_nonsubsampled_1_2.64.rp2",
                                   "fdm.cts_histogram.static_subsampled_2_2.60.rp2"])
 def test_b2_judge_cts_bounds(name: str) -> None:
-    c = registry.by_name(fb.fdm_cases())[name]
+    c = suite_selection.by_name(fdm_cases.cases())[name]
     readback = c.scene["fdm"]["readback"]
-    wants = fb.turnip_expectation(c.scene, "a750", "rp2")
+    wants = fdm_expected.turnip_expectation(c.scene, "a750", "rp2")
     images = {"view0": wants[0], "view0_geometry": wants[0]}
     info = {"device": device_info(True), "readback": readback}
-    v = fb.judge_fdm(c.scene, CaseOutput(images=images, info=info))
+    v = fdm_judge.judge_fdm(c.scene, CaseOutput(images=images, info=info))
     assert v.status == "Pass" and "equal to the model's plan for turnip a750" in v.message, v.message
-    sc, _, _ = fb.parse(c.scene)
-    assert fb.cts_bound_problems(sc, 0, images, (32, 32)) == []
+    sc, _, _ = fdm_scene.parse(c.scene)
+    assert fdm_judge.cts_bound_problems(sc, 0, images, (32, 32)) == []
     # planted: every fragment 4x4 (area above the requested one): the CTS FragSize check fails
     big = wants[0].copy()
     ys, xs = np.mgrid[0:big.shape[0], 0:big.shape[1]]
     big[..., 0], big[..., 1] = (xs // 4) * 8 + 4, (ys // 4) * 8 + 4
     big[..., 2], big[..., 3] = 4, 4
-    probs = fb.cts_bound_problems(sc, 0, {"view0": big}, (32, 32))
+    probs = fdm_judge.cts_bound_problems(sc, 0, {"view0": big}, (32, 32))
     assert any("CTS FragSize check" in p for p in probs), probs
     # planted: one fragment's value repeated in its neighbour: the histogram check fails
     dup = wants[0].copy()
     fa = (int(dup[0, 0, 2]), int(dup[0, 0, 3]))
     dup[0:fa[1], fa[0]:2 * fa[0]] = dup[0, 0]
-    probs = fb.cts_bound_problems(sc, 0, {"view0": dup}, (32, 32))
+    probs = fdm_judge.cts_bound_problems(sc, 0, {"view0": dup}, (32, 32))
     assert any("histogram" in p for p in probs), probs
 
 
 def test_c6_suspend_resume_case_and_parts() -> None:
-    c = registry.by_name(fb.fdm_cases())["fdm.offset.dynrend_suspend_resume.dynrend"]
-    assert fb.twin_of(c.name, c.scene) == "replay.twin.offset.both_axes.a750"
-    assert fb.split_of(c.scene) == "suspend_resume"
+    c = suite_selection.by_name(fdm_cases.cases())["fdm.offset.dynrend_suspend_resume.dynrend"]
+    assert fdm_scene.twin_of(c.name, c.scene) == "replay.twin.offset.both_axes.a750"
+    assert fdm_scene.split_of(c.scene) == "suspend_resume"
     # the unsplit C1 scene: turnip's plan and so the expected images are the same
-    c1 = registry.by_name(fb.fdm_cases())["fdm.offset.both_axes.dynrend"]
-    assert fb.replay_part(c.scene) == fb.replay_part(c1.scene)
-    parts = fb.split_parts((0, 0, 1536, 1024), True)
-    assert parts == [((0, 0, 768, 1024), fb.RENDERING_SUSPENDING_BIT),
-                     ((768, 0, 768, 1024), fb.RENDERING_RESUMING_BIT)]
-    assert fb.split_parts((3, 5, 100, 7), False) == [((3, 5, 100, 7), 0)]
-    with pytest.raises(fb.ScenarioError, match="fdm.split"):
-        fb.parse({**c1.scene, "fdm": {**c1.scene["fdm"], "path": "rp2", "split": "suspend_resume"}})
-    assert fb.missing(TURNIPISH, c.scene) is None
-    assert fb.missing(attrs.evolve(TURNIPISH, extensions={k: v for k, v in TURNIPISH.extensions.items()
-                                                          if k != fb.OFFSET_EXT}), c.scene).startswith(fb.OFFSET_EXT)
+    c1 = suite_selection.by_name(fdm_cases.cases())["fdm.offset.both_axes.dynrend"]
+    assert fdm_scene.replay_part(c.scene) == fdm_scene.replay_part(c1.scene)
+    parts = fdm_scene.split_parts((0, 0, 1536, 1024), True)
+    assert parts == [((0, 0, 768, 1024), fdm_scene.RENDERING_SUSPENDING_BIT),
+                     ((768, 0, 768, 1024), fdm_scene.RENDERING_RESUMING_BIT)]
+    assert fdm_scene.split_parts((3, 5, 100, 7), False) == [((3, 5, 100, 7), 0)]
+    with pytest.raises(ScenarioError, match="fdm.split"):
+        fdm_scene.parse({**c1.scene, "fdm": {**c1.scene["fdm"], "path": "rp2", "split": "suspend_resume"}})
+    assert fdm_device.missing(TURNIPISH, c.scene) is None
+    no_offset = attrs.evolve(TURNIPISH, extensions={k: v for k, v in TURNIPISH.extensions.items()
+                                                    if k != fdm_device.OFFSET_EXT})
+    assert fdm_device.missing(no_offset, c.scene).startswith(fdm_device.OFFSET_EXT)
 
 
 def test_turnip_bins_of_every_case_plans() -> None:
     """run_fdm / the depth-MSAA run record turnip_bins after rendering: it must plan every scene
     (B18 records its own bins_summary)."""
-    for c in fb.fdm_cases():
+    for c in fdm_cases.cases():
         if c.scene["fdm"].get("kind") == "subsampled_linear":
             continue
-        got = fb.turnip_bins(c.scene)
-        assert set(got) == set(fb.TURNIP_PROFILES), c.name
+        got = fdm_expected.turnip_bins(c.scene)
+        assert set(got) == set(fdm_expected.TURNIP_PROFILES), c.name

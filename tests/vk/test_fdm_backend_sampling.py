@@ -8,17 +8,19 @@ import numpy as np
 import pytest
 
 import fdm
-from vk_tests import fdm_backend as fb
-from vk_tests import fdm_backend_sampling as fs
-from vk_tests import registry
-from vk_tests import replay_subsampled as rs
-from vk_tests.cases import CaseOutput
+from vk_tests.fdm import cases as fdm_cases
+from vk_tests.fdm import device as fdm_device
+from vk_tests.fdm import sampling as fdm_sampling
+from vk_tests.fdm import scene as fdm_scene
+from vk_tests.replay import subsampled as replay_subsampled
+from vk_tests.suite import selection as suite_selection
+from vk_tests.suite.cases import CaseOutput
 
 from .test_fdm_backend import device_info
 
 
 def case() -> Any:
-    return registry.by_name(fb.fdm_cases())["fdm.subsampled_linear_apron_border.seams.rp2"]
+    return suite_selection.by_name(fdm_cases.cases())["fdm.subsampled_linear_apron_border.seams.rp2"]
 
 
 def bilinear(img: np.ndarray, xs: np.ndarray, ys: np.ndarray, border: tuple[float, ...]) -> np.ndarray:
@@ -40,13 +42,13 @@ def bilinear(img: np.ndarray, xs: np.ndarray, ys: np.ndarray, border: tuple[floa
 
 def turnip_output(scene: dict[str, Any], profile: str, expanded: np.ndarray | None = None,
                   turnip: bool = True) -> tuple[CaseOutput, np.ndarray, np.ndarray]:
-    sc = fdm.parse_scenario(fs.device_scenario_sampling(scene, profile))
+    sc = fdm.parse_scenario(fdm_sampling.device_scenario_sampling(scene, profile))
     plan = fdm.plan_render_pass(sc)
-    want, probs = rs.oracle_colours(sc, plan, 0)
+    want, probs = replay_subsampled.oracle_colours(sc, plan, 0)
     assert probs == []
     exp = want if expanded is None else expanded
-    xs, ys = fs.sample_points(scene, profile if turnip else None)
-    s = bilinear(exp, xs, ys, rs.BORDERS["opaque_white"][1])
+    xs, ys = fdm_sampling.sample_points(scene, profile if turnip else None)
+    s = bilinear(exp, xs, ys, replay_subsampled.BORDERS["opaque_white"][1])
     samples = np.stack([s, s], axis=1).astype(np.float32)
     info = {"device": {**device_info(turnip), "profile": profile if turnip else None}, "readback": "sampled"}
     return CaseOutput(images={"view0_expanded": exp, "view0_samples": samples}, info=info), xs, ys
@@ -54,32 +56,32 @@ def turnip_output(scene: dict[str, Any], profile: str, expanded: np.ndarray | No
 
 def test_scene_is_the_twins_and_device_sized() -> None:
     c = case()
-    twin = registry.by_name(fb.replay_twins())[fs.twin_name()]
-    assert fb.replay_part(c.scene) == twin.scene
+    twin = suite_selection.by_name(fdm_cases.replay_twins())[fdm_sampling.b18_twin_name()]
+    assert fdm_scene.replay_part(c.scene) == twin.scene
     assert c.scene["sampler"] == {"filter": "linear", "addressing": "clamp_to_border", "border": "opaque_white"}
-    for profile, got in fs.bins_summary(c.scene).items():
+    for profile, got in fdm_sampling.bins_summary(c.scene).items():
         assert got["bins"] >= 4 and len(got["areas"]) >= 2, (profile, got)
 
 
 def test_samples_from_target_layout() -> None:
     n = 600
     samples = np.random.default_rng(1).integers(0, 65536, size=(n, 2, 4)).astype(np.float64)
-    rows = -(-n // fs.ROW)
-    target = np.zeros((2 * rows, fs.ROW, 4))
+    rows = -(-n // fdm_sampling.ROW)
+    target = np.zeros((2 * rows, fdm_sampling.ROW, 4))
     for i in range(n):
-        r, x = divmod(i, fs.ROW)
+        r, x = divmod(i, fdm_sampling.ROW)
         target[2 * r, x], target[2 * r + 1, x] = samples[i, 0], samples[i, 1]
-    assert np.array_equal(fs.samples_from_target(target, n), samples / fs.Q)
+    assert np.array_equal(fdm_sampling.samples_from_target(target, n), samples / fdm_sampling.Q)
 
 
 @pytest.mark.parametrize("profile", ["a650"])
 def test_judge_passes_turnips_plan_and_fails_a_missing_apron(profile: str) -> None:
     scene = case().scene
     out, xs, ys = turnip_output(scene, profile)
-    v = fs.judge_sampling_fdm(scene, out)
+    v = fdm_sampling.judge_sampling_fdm(scene, out)
     assert v.status == "Pass" and f"equal to the model's plan for turnip {profile}" in v.message, v.message
     # planted: a missing apron: samples within a pixel of a bin edge read half garbage (alpha 0)
-    sc = fdm.parse_scenario(fs.device_scenario_sampling(scene, profile))
+    sc = fdm.parse_scenario(fdm_sampling.device_scenario_sampling(scene, profile))
     plan = fdm.plan_render_pass(sc)
     edges_x = {t.views[0].bin[0] for t in plan.tiles} - {0}
     near = np.zeros(len(xs), dtype=bool)
@@ -87,8 +89,8 @@ def test_judge_passes_turnips_plan_and_fails_a_missing_apron(profile: str) -> No
         near |= np.abs(xs - e) < 0.5
     assert near.any()
     s = np.array(out.images["view0_samples"])
-    s[near, 0] = 0.5 * s[near, 0] + 0.5 * np.asarray(rs.GARBAGE8, dtype=np.float32)
-    v = fs.judge_sampling_fdm(scene, CaseOutput(images={**out.images, "view0_samples": s}, info=out.info))
+    s[near, 0] = 0.5 * s[near, 0] + 0.5 * np.asarray(replay_subsampled.GARBAGE8, dtype=np.float32)
+    v = fdm_sampling.judge_sampling_fdm(scene, CaseOutput(images={**out.images, "view0_samples": s}, info=out.info))
     assert v.status == "Fail" and "by more than the neighbourhood bound" in v.message, v.message
 
 
@@ -97,17 +99,17 @@ def test_judge_foreign_expanded_image_fails_on_turnip_only() -> None:
     scene = case().scene
     h, w = 1024, 1536
     ys, xs = np.mgrid[0:h, 0:w]
-    ones = rs.scene_colour(2 * xs + 1, 2 * ys + 1, (w, h))
+    ones = replay_subsampled.scene_colour(2 * xs + 1, 2 * ys + 1, (w, h))
     out, _, _ = turnip_output(scene, "a750", expanded=ones)
-    v = fs.judge_sampling_fdm(scene, out)
+    v = fdm_sampling.judge_sampling_fdm(scene, out)
     assert v.status == "Fail" and "differ from the model's plan for turnip a750" in v.message, v.message
     out, _, _ = turnip_output(scene, "a750", expanded=ones, turnip=False)
-    v = fs.judge_sampling_fdm(scene, out)
+    v = fdm_sampling.judge_sampling_fdm(scene, out)
     assert v.status == "Pass" and "pixel(s) differ from turnip's plan for a750" in v.message, v.message
     # planted: an undrawn pixel
     bad = ones.copy()
     bad[10, 10] = (255, 0, 255, 0)  # the clear colour (GARBAGE8): alpha 0
-    v = fs.judge_sampling_fdm(scene, CaseOutput(images={**out.images, "view0_expanded": bad}, info=out.info))
+    v = fdm_sampling.judge_sampling_fdm(scene, CaseOutput(images={**out.images, "view0_expanded": bad}, info=out.info))
     assert v.status == "Fail" and "1 pixel(s) not drawn" in v.message, v.message
 
 
@@ -117,16 +119,17 @@ def test_missing_names_the_non_subsampled_feature_and_the_subsampled_format() ->
     from .test_fdm_backend import TURNIPISH
 
     scene = case().scene
-    assert fs.sampling_missing(TURNIPISH, scene, True) is None
-    assert fs.sampling_missing(TURNIPISH, scene, False).startswith("VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT")
+    assert fdm_device.sampling_missing(TURNIPISH, scene, True) is None
+    assert fdm_device.sampling_missing(TURNIPISH, scene, False).startswith("VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT")
     no_ns = attrs.evolve(TURNIPISH, features=TURNIPISH.features - {"fragmentDensityMapNonSubsampledImages"})
-    assert fs.sampling_missing(no_ns, scene, True) == "fragmentDensityMapNonSubsampledImages"
+    assert fdm_device.sampling_missing(no_ns, scene, True) == "fragmentDensityMapNonSubsampledImages"
 
 
 @pytest.mark.vulkan
 def test_b18_twin_passes_through_the_runner(vk: Any, tmp_path: Any) -> None:
-    from vk_tests import runner
+    from vk_tests.suite import runner
 
-    result = runner.run_suite([registry.by_name(fb.replay_twins())[fs.twin_name()]], out_dir=str(tmp_path / "b"))
+    result = runner.run_suite([suite_selection.by_name(fdm_cases.replay_twins())[fdm_sampling.b18_twin_name()]],
+                              out_dir=str(tmp_path / "b"))
     (r,) = result.records
     assert r.verdict is not None and r.verdict.status == "Pass", r.verdict

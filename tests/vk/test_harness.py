@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from fdm import errors
-from vk_tests import harness
-from vk_tests.harness import NotSupported, open_device, parse_selector, select_device
+from turnip_base import harness
+from turnip_base.errors import NotSupported
+from turnip_base.harness import open_device, parse_selector, select_device
 
 
 def test_not_supported_is_the_project_refusal():

@@ -15,8 +15,9 @@ import pytest
 from fdm import tiles as fdm_tiles
 from fdm import turnip
 from fdm.cmath import logbase2_ceil
-from vk_tests import oracles
-from vk_tests.oracles import ORACLES, OracleResult, run_oracle
+from vk_tests import spec
+from vk_tests.host import oracles
+from vk_tests.host.oracles import ORACLES, OracleResult, run_oracle
 
 
 def _assert_passes(r: OracleResult, name: str) -> None:
@@ -33,11 +34,23 @@ def test_spec_texel_size_matches_the_worked_table() -> None:
     """docs/spec/vulkan-fdm-and-cts.md §1.2, the worked texel sizes (v3 / ceil / with tu's clamp)."""
     rows = [(64, 4, 4, 32, 32), (60, 4, 4, 32, 32), (33, 2, 4, 32, 32), (1025, 64, 128, 64, 128), (31, 1, 2, 32, 32)]
     for fb, v3, ceil, v3_tu, ceil_tu in rows:
-        assert oracles.spec_texel_size(fb, 16, 1, None) == v3
-        assert oracles.spec_texel_size_pre_v3(fb, 16, 1, None) == ceil
-        assert oracles.spec_texel_size(fb, 16, 32, 1024) == v3_tu
-        assert oracles.spec_texel_size_pre_v3(fb, 16, 32, 1024) == ceil_tu
-    assert oracles.spec_texel_size(31, 64, 1, None) is None  # floor(31/64) = 0: log2 0
+        assert spec.texel_size_axis(fb, 16, 1, None) == v3
+        assert spec.texel_size_pre_v3(fb, 16, 1, None) == ceil
+        assert spec.texel_size_axis(fb, 16, 32, 1024) == v3_tu
+        assert spec.texel_size_pre_v3(fb, 16, 32, 1024) == ceil_tu
+    # floor(31/64) = 0: log2 0 is undefined; the limit T' -> 0 is the lower clamp
+    assert spec.texel_size_undefined(31, 64) and not spec.texel_size_undefined(64, 64)
+    assert spec.texel_size_axis(31, 64, 1, None) == 1 and spec.texel_size_axis(31, 64, 32, 1024) == 32
+
+
+def test_one_texel_size_for_oracles_and_judges() -> None:
+    """The host oracle's axis formula and the fdm judge's pair formula are one: they agree on
+    every small framebuffer, a map larger than the framebuffer included."""
+    for fb in range(1, 70):
+        for fdm_size in (1, 3, 16, 64, 100):
+            for lo, hi in ((1, 1 << 20), (32, 1024), (4, 8)):
+                axis = spec.texel_size_axis(fb, fdm_size, lo, hi)
+                assert spec.spec_texel_size((fb, fb), (fdm_size, fdm_size), (lo, lo), (hi, hi)) == (axis, axis)
 
 
 def test_spec_area_rule_on_the_unorm_table() -> None:

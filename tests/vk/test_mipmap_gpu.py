@@ -2,13 +2,13 @@
 import numpy as np
 import pytest
 
-from fdm.errors import ScenarioError
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
 from mipmap.gpu import MipmapRunner, fma_rounds_once
 from mipmap.plan import tiled_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
+from turnip_base.errors import ScenarioError
 
 # each size exercises a distinct plan: fast M = 6; fast M = 3 then general M = 2; general only
 # (3-tap everywhere); a 1-wide image; a non-square power of two (SPD's edge case); a mixed plan;

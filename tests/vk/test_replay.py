@@ -26,20 +26,17 @@ import fdm.patch
 import fdm.plan
 import fdm.turnip
 import layout_solver
-from vk_tests import build_spirv, graphics
-from vk_tests import replay_subsampled as rsub
-from vk_tests.cases import Case, Verdict
-from vk_tests.replay import (
-    BG,
-    CLEAR,
-    CLEAR_RECT,
-    finding_cases,
-    judge_replay,
-    oracle_view,
-    plan_scene,
-    replay_cases,
-    run_replay,
-)
+from vk_tests import build_spirv
+from vk_tests.graphics import passes as graphics_passes
+from vk_tests.graphics import shaders as graphics_shaders
+from vk_tests.graphics import targets as graphics_targets
+from vk_tests.replay import subsampled as replay_subsampled
+from vk_tests.replay.cases import cases as replay_cases
+from vk_tests.replay.cases import finding_cases
+from vk_tests.replay.judge import judge_replay, oracle_view
+from vk_tests.replay.render import run_replay
+from vk_tests.replay.scene import BG, CLEAR, CLEAR_RECT, plan_scene
+from vk_tests.suite.cases import Case, Verdict
 
 pytestmark = pytest.mark.vulkan
 
@@ -217,9 +214,9 @@ PLANTED: list[tuple[str, list[tuple[Any, str]], Callable[..., Any], str]] = [
      "replay.merged_bins.upstream_4x4.a730"),
     ("gmem_clear_one_column_short", [(fdm.clears, "fdm_apply_gmem_clear_coords")], _clear_one_column_short,
      "replay.scissor.unaligned.a730"),
-    ("apron_dropped", [(rsub, "tu_calc_subsampled_aprons")], _first_apron_dropped,
+    ("apron_dropped", [(replay_subsampled, "tu_calc_subsampled_aprons")], _first_apron_dropped,
      "replay.subsampled.linear_edge.a730"),
-    ("metadata_offset_one_texel", [(rsub, "layout_metadata")], _metadata_offset_one_texel,
+    ("metadata_offset_one_texel", [(replay_subsampled, "layout_metadata")], _metadata_offset_one_texel,
      "replay.subsampled.nearest_edge.a730"),
     ("msaa_viewport_without_o_prime", [(fdm.patch, "fdm_apply_viewport")], _viewport_without_hw_offset,
      "replay.msaa_resolve.4x_triangle.a750"),
@@ -252,7 +249,7 @@ def test_viewport_bug_needs_hw_bin_scaling(vk, plant):
 
 def test_dropped_apron_needs_linear(vk, plant):
     """A missing apron is read only by LINEAR footprints: the NEAREST twin still passes."""
-    plant([(rsub, "tu_calc_subsampled_aprons")], _first_apron_dropped)
+    plant([(replay_subsampled, "tu_calc_subsampled_aprons")], _first_apron_dropped)
     assert _verdict(vk, CASES["replay.subsampled.nearest_edge.a730"]).status == "Pass"
 
 
@@ -313,7 +310,7 @@ def test_apron_blit_regions_pick_the_drivers_texels(dst, src):
     from layout_solver.reconstruct import blit_nearest
     blit_nearest(want, Rect(*dst), src)
     got = img.copy()
-    regions, _ = rsub.nearest_regions(dst, src, size)
+    regions, _ = replay_subsampled.nearest_regions(dst, src, size)
     for (ax, ay, bx, by), (dx0, dy0, dx1, dy1) in regions:
         for y in range(dy0, dy1):
             for x in range(dx0, dx1):
@@ -325,7 +322,7 @@ def test_apron_blit_regions_pick_the_drivers_texels(dst, src):
 
 def test_scene_colour_matches_the_shader_formula():
     """The CPU twin of scene_color.frag at a few centres (by hand)."""
-    c = rsub.scene_colour(np.array([1, 767]), np.array([1, 511]), (384, 256))
+    c = replay_subsampled.scene_colour(np.array([1, 767]), np.array([1, 511]), (384, 256))
     assert c[0].tolist() == [16, 16, 40, 255] and c[1].tolist() == [16 + 767 * 224 // 768, 16 + 511 * 224 // 512,
                                                                      40, 255]
 
@@ -394,25 +391,25 @@ def test_fast_store_of_scaled_bins_is_wrong(vk):
 # ---- graphics helpers -------------------------------------------------------------------------
 
 def test_gradient_rgba8(vk):
-    """graphics.py with a UNORM target: the gradient across the viewport, within 1 LSB."""
+    """graphics_passes.py with a UNORM target: the gradient across the viewport, within 1 LSB."""
     w, h = 40, 24
     with vk.scope():
-        graphics.require_graphics(vk, "rgba8", blit=False)
-        img = graphics.color_image(vk, w, h, "rgba8")
-        rp = graphics.render_pass(vk, "rgba8", "clear")
-        fb = graphics.framebuffer(vk, rp, img)
-        pipe = graphics.FullscreenPipeline(vk, rp, graphics.load_spv("gradient.frag.spv"), 0)
+        graphics_targets.require_graphics(vk, "rgba8", blit=False)
+        img = graphics_targets.color_image(vk, w, h, "rgba8")
+        rp = graphics_passes.render_pass(vk, "rgba8", "clear")
+        fb = graphics_passes.framebuffer(vk, rp, img)
+        pipe = graphics_passes.FullscreenPipeline(vk, rp, graphics_shaders.load_spv("gradient.frag.spv"), 0)
 
         def record(cb: Any) -> None:
-            graphics.cmd_begin_render_pass(vk, cb, rp, fb, img, (0, 0, w, h), clear=(0.0, 0.0, 1.0, 1.0))
+            graphics_passes.cmd_begin_render_pass(vk, cb, rp, fb, img, (0, 0, w, h), clear=(0.0, 0.0, 1.0, 1.0))
             pipe.bind(cb)
-            graphics.cmd_set_viewport(vk, cb, 0, 0, w, h)
-            graphics.cmd_set_scissor(vk, cb, (0, 0, w, h))
-            graphics.cmd_draw_fullscreen(vk, cb)
-            graphics.cmd_end_render_pass(vk, cb)
+            graphics_passes.cmd_set_viewport(vk, cb, 0, 0, w, h)
+            graphics_passes.cmd_set_scissor(vk, cb, (0, 0, w, h))
+            graphics_passes.cmd_draw_fullscreen(vk, cb)
+            graphics_passes.cmd_end_render_pass(vk, cb)
 
         vk.run(record)
-        got = graphics.read_image(vk, img).astype(np.int64)
+        got = graphics_targets.read_image(vk, img).astype(np.int64)
     xs = (np.arange(w) + 0.5) / w * 255
     ys = (np.arange(h) + 0.5) / h * 255
     assert np.abs(got[..., 0] - xs[None, :]).max() <= 1 and np.abs(got[..., 1] - ys[:, None]).max() <= 1

@@ -8,14 +8,12 @@ real device (lavapipe in CI) and is marked ``vulkan``.
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import lzma
 import os
 import shutil
 import subprocess
-import sys
 import types
 import xml.dom.minidom
 import xml.etree.ElementTree as ET
@@ -27,35 +25,15 @@ import numpy as np
 import pytest
 from PIL import Image as PILImage
 
-import vk_tests
-from fdm.errors import NotSupported, ScenarioError
+from turnip_base.errors import NotSupported, ScenarioError
+from turnip_base.harness import DeviceInfo
 from turnip_fdm.cli import main
-from vk_tests import bundle, junit, registry, runner
-from vk_tests.cases import Case, CaseOutput, Scene, Verdict, first_mismatches
-from vk_tests.harness import DeviceInfo
-
-
-@pytest.fixture(autouse=True)
-def suite_modules(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``vk_tests.oracles`` and ``vk_tests.replay`` are written beside this machinery; where one
-    is not there yet, a stand-in without cases takes its place for these tests only."""
-    stand_ins: dict[str, dict[str, Any]] = {
-        "oracles": {"ORACLES": (), "run_oracle": lambda name: None},
-        "replay": {"replay_cases": lambda: []},
-    }
-    for name, attributes in stand_ins.items():
-        module = f"vk_tests.{name}"
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as e:
-            if e.name != module:
-                raise
-            stub = types.ModuleType(module)
-            for k, v in attributes.items():
-                setattr(stub, k, v)
-            monkeypatch.setitem(sys.modules, module, stub)
-            monkeypatch.setattr(vk_tests, name, stub, raising=False)
-
+from vk_tests import registry
+from vk_tests.host import cases as host_cases
+from vk_tests.suite import bundle, junit, runner
+from vk_tests.suite import cases as suite_cases
+from vk_tests.suite import selection as suite_selection
+from vk_tests.suite.cases import Case, CaseOutput, Scene, Verdict, first_mismatches
 
 # ---- a fake device and fake cases ------------------------------------------------------------
 
@@ -195,61 +173,59 @@ def parse_junit(path: Path) -> ET.Element:
 # ---- the registry ------------------------------------------------------------------------------
 
 def test_registry_names_and_selection() -> None:
-    from vk_tests import oracles
+    from vk_tests.host import oracles
 
     cases = registry.all_cases()
     names = [c.name for c in cases]
     assert len(names) == len(set(names))
-    host = registry.select(cases, ["host"])
+    host = suite_selection.select(cases, ["host"])
     assert [c.name for c in host] == [f"host.{o}" for o in oracles.ORACLES]
     assert all(not c.needs_device and c.backend == "host" for c in host)
-    assert registry.select(cases, [], "host.oracle.*") == host
-    assert registry.select(cases, ["fsr"], None) == [c for c in cases if c.backend == "fsr"]
+    assert suite_selection.select(cases, [], "host.oracle.*") == host
+    assert suite_selection.select(cases, ["fsr"], None) == [c for c in cases if c.backend == "fsr"]
     fakes = suite()
-    assert [c.name for c in registry.select(fakes, ["replay"], "*.fake.[pw]*")] == ["replay.fake.pass",
+    assert [c.name for c in suite_selection.select(fakes, ["replay"], "*.fake.[pw]*")] == ["replay.fake.pass",
                                                                                      "replay.fake.warn"]
     with pytest.raises(ValueError, match="used twice"):
-        registry.check_names(fakes + fakes[:1])
+        suite_selection.check_names(fakes + fakes[:1])
     for bad in ("replay.fake", "host.fake.x", "replay.a/b.c", "replay..x.y"):
         with pytest.raises(ValueError):
-            registry.check_names([fake_case(bad, render_ok)])
+            suite_selection.check_names([fake_case(bad, render_ok)])
 
 
 def test_oracle_judge() -> None:
     scene = {"oracle": "oracle.x"}
     ok = {"name": "oracle.x", "cases": 10, "passed": True, "mismatch_count": 0, "mismatches": [],
           "documented_differences": [{"reason": "turnip skips zero bytes", "count": 4, "examples": []}]}
-    v = registry.judge_oracle(scene, CaseOutput(info={"oracle": ok}))
+    v = host_cases.judge_oracle(scene, CaseOutput(info={"oracle": ok}))
     assert v.status == "Pass" and "10 case(s) agree" in v.message and "turnip skips zero bytes" in v.message
     bad = dict(ok, passed=False, mismatch_count=12, mismatches=[{"case": f"m{i}"} for i in range(12)])
-    v = registry.judge_oracle(scene, CaseOutput(info={"oracle": bad}))
+    v = host_cases.judge_oracle(scene, CaseOutput(info={"oracle": bad}))
     assert v.status == "Fail" and "12 of 10" in v.message
-    assert [m["case"] for m in v.mismatches] == [f"m{i}" for i in range(registry.FIRST_MISMATCHES)]
+    assert [m["case"] for m in v.mismatches] == [f"m{i}" for i in range(suite_cases.FIRST_MISMATCHES)]
     lying = dict(bad, passed=True)
-    assert registry.judge_oracle(scene, CaseOutput(info={"oracle": lying})).status == "Fail"
+    assert host_cases.judge_oracle(scene, CaseOutput(info={"oracle": lying})).status == "Fail"
     silent = dict(ok, passed=False)
-    assert registry.judge_oracle(scene, CaseOutput(info={"oracle": silent})).status == "Fail"
+    assert host_cases.judge_oracle(scene, CaseOutput(info={"oracle": silent})).status == "Fail"
 
 
 def test_a_failing_oracle_fails_its_host_case(monkeypatch: pytest.MonkeyPatch) -> None:
     from fractions import Fraction
 
-    from vk_tests import oracles
+    from vk_tests.host import oracles
 
-    if not hasattr(oracles, "OracleResult"):
-        pytest.skip("vk_tests.oracles is not written yet")
     bad = oracles.Case(inputs=(("bytes", (0, 128)),), model=(2, 1), spec=Fraction(255, 128))
     result = oracles.OracleResult(name="oracle.area_chooser", cases=5, mismatches=(bad,), mismatch_count=3,
                                   documented_differences=(), passed=False)
     monkeypatch.setattr(oracles, "run_oracle", lambda name: result)
-    (rec,) = runner.run_suite([registry.host_case("oracle.area_chooser")], None, None, None).records
+    (rec,) = runner.run_suite([host_cases.host_case("oracle.area_chooser")], None, None, None).records
     assert rec.status == "Fail" and rec.message == "oracle.area_chooser: 3 of 5 case(s) differ from the spec"
     assert rec.verdict is not None and rec.verdict.mismatches == (
         {"case": str(bad), "inputs": [["bytes", [0, 128]]], "model": [2, 1], "spec": "255/128"},)
 
 
 def test_host_cases_run_without_a_device(tmp_path: Path) -> None:
-    host = registry.select(registry.all_cases(), ["host"])
+    host = suite_selection.select(registry.all_cases(), ["host"])
     if not host:
         pytest.skip("vk_tests.oracles is not written yet")
     never = Opener(fail="no device may be opened for host cases")
@@ -258,7 +234,7 @@ def test_host_cases_run_without_a_device(tmp_path: Path) -> None:
     for r in result.records:
         assert r.status == ("Pass" if r.info["oracle"]["passed"] else "Fail"), r.message
         assert r.device is None and r.ran
-    assert runner.recheck(bundle.load_bundle(str(tmp_path / "out")), registry.by_name(host))[0].outcome == "same"
+    assert runner.recheck(bundle.load_bundle(str(tmp_path / "out")), suite_selection.by_name(host))[0].outcome == "same"
 
 
 # ---- the runner ------------------------------------------------------------------------------------
@@ -402,7 +378,7 @@ def test_large_images_left_out(tmp_path: Path) -> None:
     assert [(i.name, i.omitted is not None) for i in rec.images] == [("color", False), ("huge", True)]
     files = sorted(os.listdir(tmp_path / "out" / "cases" / "host.fake.big"))
     assert files == ["case.json", "color.npy.xz", "color.png"]
-    (check,) = runner.recheck(loaded, registry.by_name(cases))
+    (check,) = runner.recheck(loaded, suite_selection.by_name(cases))
     assert check.outcome == "unchecked" and "'huge'" in check.note
 
 
@@ -529,7 +505,7 @@ def call(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
 def fake_suite(monkeypatch: pytest.MonkeyPatch) -> Iterator[Opener]:
     opener = Opener()
     monkeypatch.setattr("vk_tests.cli.all_cases", suite)
-    monkeypatch.setattr("vk_tests.runner.open_validated", opener)
+    monkeypatch.setattr("vk_tests.suite.runner.open_validated", opener)
     yield opener
 
 
@@ -556,7 +532,7 @@ def test_cli_run(capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_suite:
 def test_cli_run_ctrl_c(capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("vk_tests.cli.all_cases",
                         lambda: suite()[:1] + [fake_case("host.fake.ctrl_c", interrupted, False)] + suite()[1:2])
-    monkeypatch.setattr("vk_tests.runner.open_validated", Opener())
+    monkeypatch.setattr("vk_tests.suite.runner.open_validated", Opener())
     status, out, err = call(capsys, "vk", "run", "--out", str(tmp_path / "b"))
     assert status == 130 and err == "turnip-fdm: interrupted\n"
     assert out.splitlines()[-1] == "1 passed, 0 failed, 0 not supported, 2 not run"
@@ -596,7 +572,7 @@ def test_vk_run_host_and_replay_on_the_device(vk_ctx: Any, capsys: pytest.Captur
     status, out, err = call(capsys, "vk", "run", "--backend", "host", "--backend", "replay", "--out", str(out_dir))
     assert status == 0, out + err
     summary = json.loads((out_dir / "summary.json").read_text())
-    n = len(registry.select(registry.all_cases(), ["host", "replay"]))
+    n = len(suite_selection.select(registry.all_cases(), ["host", "replay"]))
     assert len(summary["cases"]) == n and summary["counts"]["Fail"] == 0
     assert out.splitlines()[-1] == summary["closing_line"]
     root = parse_junit(out_dir / "junit.xml")

@@ -5,7 +5,7 @@ Every rendered tile and view: GMEM colour (RGBA16_UINT) and depth (D32_SFLOAT) a
 garbage (depth 0.0: every fragment would fail ``LESS``), the load-op clear of both goes through
 ``fdm_apply_gmem_clear_coords`` (:func:`fdm.clears.gmem_clear_coords`, colour and depth alike),
 then the quads are drawn in order with the slot's patched viewport and scissor (``o'`` added
-as the hardware does, as in :class:`vk_tests.replay.Replayer`), depth test ``LESS`` with writes;
+as the hardware does, as in :class:`vk_tests.replay.render.Replayer`), depth test ``LESS`` with writes;
 colour and depth are stored by the scaled A2D blit.  The fragment shader writes
 ``(quad id, 2·c.x, 2·c.y, 16·fa.x + fa.y)``.
 
@@ -18,7 +18,7 @@ The oracle (:func:`oracle_depth`) knows the large-fragment rules only: a fragmen
 bin's start, size ``fa``) is covered by a quad iff its centre lies in ``[x0, x1) × [y0, y1)``;
 the covering quad of least ``z`` wins (draw order breaks no tie: the quads have distinct
 depths), all the fragment's pixels take its id, doubled centre and area, and its ``z`` as depth;
-uncovered fragments keep the clear values (colour :data:`vk_tests.replay.CLEAR`, depth 1.0).
+uncovered fragments keep the clear values (colour :data:`vk_tests.replay.scene.CLEAR`, depth 1.0).
 A centre exactly on a quad edge is refused as a scene problem (no tie-breaking rule needed).
 """
 
@@ -33,19 +33,36 @@ import numpy.typing as npt
 import fdm
 from fdm.clears import gmem_clear_coords
 from fdm.plan import RenderPassPlan, TilePlan
+from turnip_base.errors import NotSupported
+from turnip_base.harness import Handle, Vulkan
 
-from . import replay
-from .cases import Case, CaseOutput, Scene, Verdict, first_mismatches
-from .graphics import cmd_set_scissor, cmd_set_viewport, load_spv, read_image, require_graphics
-from .harness import Handle, NotSupported, Vulkan
-
-__all__ = ["DEPTH_CLEAR", "DEPTH_GARBAGE", "cases", "depth_scene", "judge_depth", "oracle_depth", "run_depth"]
+from ..graphics.passes import (
+    cmd_set_scissor,
+    cmd_set_viewport,
+)
+from ..graphics.shaders import load_spv
+from ..graphics.targets import (
+    read_image,
+    require_graphics,
+)
+from ..suite.cases import CaseOutput, Scene, Verdict, first_mismatches
+from .judge import oracle_view
+from .render import Replayer, box_rect, inclusive_box, intersect, rect_box, scratch_size
+from .scene import CLEAR, FMT, plan_scene, user_index, view_render_area
 
 Rect4 = tuple[int, int, int, int]
+
+
 DEPTH_CLEAR = 1.0
+
+
 #: GMEM depth before the clear: nearer than every quad, so a missing clear rejects them all
 DEPTH_GARBAGE = 0.0
-FMT = replay.FMT
+
+
+FMT = FMT
+
+
 #: quads ``(x0, y0, x1, y1, z)`` in framebuffer pixels of the 384 x 256 scenes, in draw order, ids
 #: 1.. (edges on multiples of 4: no fragment centre of fa 1, 2 or 4 lies on one)
 QUADS: tuple[tuple[int, int, int, int, float], ...] = (
@@ -61,7 +78,7 @@ def depth_scene(scenario: Mapping[str, Any], quads: Sequence[Sequence[float]] = 
     return {"scenario": dict(scenario), "load_op": "clear", "store": "a2d", "quads": [list(q) for q in quads]}
 
 
-def _quads(scene: Scene) -> list[tuple[int, int, int, int, float]]:
+def quads_of(scene: Scene) -> list[tuple[int, int, int, int, float]]:
     out = []
     for i, q in enumerate(scene.get("quads", ())):
         if len(q) != 5 or not all(isinstance(v, int) for v in q[:4]) or not 0.0 <= float(q[4]) <= 1.0:
@@ -73,8 +90,8 @@ def _quads(scene: Scene) -> list[tuple[int, int, int, int, float]]:
 
 
 def plan_depth(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
-    sc, plan = replay.plan_scene(scene)
-    _quads(scene)
+    sc, plan = plan_scene(scene)
+    quads_of(scene)
     if scene.get("load_op", "clear") != "clear":
         raise fdm.NotModelled("replay", "the depth scenes clear colour and depth")
     return sc, plan
@@ -91,23 +108,8 @@ class DepthTarget:
         self.format = vk.VK_FORMAT_D32_SFLOAT
         usage = (vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
-        info = vk.VkImageCreateInfo(
-            imageType=vk.VK_IMAGE_TYPE_2D, format=self.format,
-            extent=vk.VkExtent3D(width=width, height=height, depth=1),
-            mipLevels=1, arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
-            usage=usage, sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
-        self.handle = vk.vkCreateImage(ctx.device, info, None)
-        req = vk.vkGetImageMemoryRequirements(ctx.device, self.handle)
-        alloc = vk.VkMemoryAllocateInfo(allocationSize=req.size, memoryTypeIndex=ctx.memory_type(
-            req.memoryTypeBits, vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-        self.memory = vk.vkAllocateMemory(ctx.device, alloc, None)
-        vk.vkBindImageMemory(ctx.device, self.handle, self.memory, 0)
-        ctx._own(lambda: vk.vkDestroyImage(ctx.device, self.handle, None))
-        ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
-        vinfo = vk.VkImageViewCreateInfo(image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=self.format,
-                                         subresourceRange=self.range())
-        self.view = vk.vkCreateImageView(ctx.device, vinfo, None)
-        ctx._own(lambda: vk.vkDestroyImageView(ctx.device, self.view, None))
+        self.handle = ctx.create_image((width, height), self.format, usage)
+        self.view = ctx.image_view(self.handle, self.format, aspect=vk.VK_IMAGE_ASPECT_DEPTH_BIT)
         self.layout = vk.VK_IMAGE_LAYOUT_UNDEFINED
 
     def range(self) -> Handle:
@@ -206,7 +208,7 @@ def _depth_pass(ctx: Vulkan) -> Handle:
                                    dstStageMask=all_stages, srcAccessMask=acc, dstAccessMask=acc)]
     rp = vk.vkCreateRenderPass(ctx.device, vk.VkRenderPassCreateInfo(pAttachments=atts, pSubpasses=[sub],
                                                                       pDependencies=deps), None)
-    ctx._own(lambda: vk.vkDestroyRenderPass(ctx.device, rp, None))
+    ctx.own(lambda: vk.vkDestroyRenderPass(ctx.device, rp, None))
     return rp
 
 
@@ -225,7 +227,7 @@ class GeometryPipeline:
         self.stage_flags = stages_flags
         rng = vk.VkPushConstantRange(stageFlags=stages_flags, offset=0, size=push)
         layout = vk.vkCreatePipelineLayout(ctx.device, vk.VkPipelineLayoutCreateInfo(pPushConstantRanges=[rng]), None)
-        ctx._own(lambda: vk.vkDestroyPipelineLayout(ctx.device, layout, None))
+        ctx.own(lambda: vk.vkDestroyPipelineLayout(ctx.device, layout, None))
         self.layout = layout
         vert, frag = ctx.shader_module(load_spv(vert_spv)), ctx.shader_module(load_spv(frag_spv))
         stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=vert, pName="main"),
@@ -255,11 +257,11 @@ class GeometryPipeline:
                 pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR]),
             layout=layout, renderPass=rp, subpass=0)
         pipe = vk.vkCreateGraphicsPipelines(ctx.device, vk.VK_NULL_HANDLE, 1, [info], None)[0]
-        ctx._own(lambda: vk.vkDestroyPipeline(ctx.device, pipe, None))
+        ctx.own(lambda: vk.vkDestroyPipeline(ctx.device, pipe, None))
         self.pipeline = pipe
 
 
-class DepthReplayer(replay.Replayer):
+class DepthReplayer(Replayer):
     """The base replay with a depth attachment and the scene's quads."""
 
     n_attachments = 1
@@ -267,7 +269,7 @@ class DepthReplayer(replay.Replayer):
     def __init__(self, ctx: Vulkan, sc: fdm.Scenario, plan: RenderPassPlan, quads: Sequence[Sequence[float]]):
         self.quads = list(quads)
         self._ctx = ctx
-        size = replay.scratch_size(plan)
+        size = scratch_size(plan)
         self.gmem_depth = DepthTarget(ctx, *size)
         self.depth_staging = DepthTarget(ctx, *size)
         self.depth_views = [DepthTarget(ctx, *size) for _ in range(sc.fdm_layers)]
@@ -284,7 +286,7 @@ class DepthReplayer(replay.Replayer):
                                                                            self.gmem_depth.view],
                                           width=self.size[0], height=self.size[1], layers=1)
         fb = vk.vkCreateFramebuffer(self.ctx.device, info, None)
-        self.ctx._own(lambda: vk.vkDestroyFramebuffer(self.ctx.device, fb, None))
+        self.ctx.own(lambda: vk.vkDestroyFramebuffer(self.ctx.device, fb, None))
         return fb
 
     def record(self, cb: Handle) -> None:
@@ -302,12 +304,12 @@ class DepthReplayer(replay.Replayer):
             return False
         vk = self.ctx.vk
         tl, br = gmem_clear_coords(tile, v, rect)
-        box = replay._intersect(replay._inclusive_box(tl, br), (0, 0, self.size[0], self.size[1]))
+        box = intersect(inclusive_box(tl, br), (0, 0, self.size[0], self.size[1]))
         if box is not None:
             att = vk.VkClearAttachment(aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT, colorAttachment=0,
                                        clearValue=vk.VkClearValue(
                                            depthStencil=vk.VkClearDepthStencilValue(depth=DEPTH_CLEAR, stencil=0)))
-            x, y, w, h = replay._box_rect(box)
+            x, y, w, h = box_rect(box)
             crect = vk.VkClearRect(rect=vk.VkRect2D(offset=vk.VkOffset2D(x=x, y=y),
                                                     extent=vk.VkExtent2D(width=w, height=h)),
                                    baseArrayLayer=0, layerCount=1)
@@ -321,7 +323,7 @@ class DepthReplayer(replay.Replayer):
             return
         (x, y, w, h), scissor = state
         fs = tile.fs_params[v]
-        uv = self.sc.viewports[replay._user_index(self.sc, v)]
+        uv = self.sc.viewports[user_index(self.sc, v)]
         vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, self.qpipe.pipeline)
         cmd_set_viewport(self.ctx, cb, x, y, w, h)
         cmd_set_scissor(self.ctx, cb, scissor)
@@ -339,14 +341,14 @@ class DepthReplayer(replay.Replayer):
     def after_store(self, cb: Handle, tile: TilePlan, v: int) -> None:
         """The depth attachment's store: the same scaled A2D blit, clipped to the render area."""
         blits = tile.blits[v]
-        src = self._fits(replay._inclusive_box(*blits.store_src))
-        dst = self._fits(replay._inclusive_box(*blits.store_dst))
+        src = self._fits(inclusive_box(*blits.store_src))
+        dst = self._fits(inclusive_box(*blits.store_dst))
         if src is None or dst is None:
             return
-        kept = replay._intersect(dst, replay._rect_box(replay._render_area(self.sc, v)))
+        kept = intersect(dst, rect_box(view_render_area(self.sc, v)))
         self.gmem_depth.blit(cb, src, self.depth_staging, dst)
         if kept is not None:
-            self.depth_staging.copy(cb, self.depth_views[v], replay._box_rect(kept))
+            self.depth_staging.copy(cb, self.depth_views[v], box_rect(kept))
         self.stats["depth_stores"] += 1
 
 
@@ -368,7 +370,7 @@ def run_depth(ctx: Vulkan, scene: Scene) -> CaseOutput:
                            "destination with optimal tiling")
     W, H = sc.framebuffer
     with ctx.scope():
-        r = DepthReplayer(ctx, sc, plan, _quads(scene))
+        r = DepthReplayer(ctx, sc, plan, quads_of(scene))
         ctx.run(r.record)
         images: dict[str, Any] = {}
         for v in range(sc.fdm_layers):
@@ -382,8 +384,8 @@ def run_depth(ctx: Vulkan, scene: Scene) -> CaseOutput:
 def oracle_depth(sc: fdm.Scenario, plan: RenderPassPlan, view: int, quads: Sequence[Sequence[float]]
                  ) -> tuple[npt.NDArray[np.uint16], npt.NDArray[np.float32], list[str]]:
     """Colour and depth the large-fragment semantics give (module docstring); the fragment
-    centres and areas come from :func:`vk_tests.replay.oracle_view`."""
-    base, problems = replay.oracle_view(sc, plan, view, "clear")
+    centres and areas come from :func:`vk_tests.replay.judge.oracle_view`."""
+    base, problems = oracle_view(sc, plan, view, "clear")
     h, w = base.shape[:2]
     c2x, c2y = base[..., 0].astype(np.int64), base[..., 1].astype(np.int64)
     drawn = base[..., 2] > 0
@@ -399,7 +401,7 @@ def oracle_depth(sc: fdm.Scenario, plan: RenderPassPlan, view: int, quads: Seque
         ident = np.where(nearer, i + 1, ident)
     hit = ident > 0
     colour = np.empty((h, w, 4), dtype=np.uint16)
-    colour[...] = replay.CLEAR
+    colour[...] = CLEAR
     colour[hit, 0] = ident[hit]
     colour[hit, 1] = c2x[hit]
     colour[hit, 2] = c2y[hit]
@@ -411,7 +413,7 @@ def oracle_depth(sc: fdm.Scenario, plan: RenderPassPlan, view: int, quads: Seque
 def judge_depth(scene: Scene, out: CaseOutput) -> Verdict:
     """Colour and depth of every view equal :func:`oracle_depth`, exactly."""
     sc, plan = plan_depth(scene)
-    quads = _quads(scene)
+    quads = quads_of(scene)
     problems: list[str] = []
     mismatches: list[Mapping[str, Any]] = []
     for v in range(sc.fdm_layers):
@@ -434,39 +436,3 @@ def judge_depth(scene: Scene, out: CaseOutput) -> Verdict:
     lrz = _lrz_info(plan)
     return Verdict(status="Pass", message=f"colour and depth equal the oracle ({len(quads)} depth-tested quads, "
                                           f"{len(plan.tiles)} tiles, LRZ on in {lrz['lrz_tiles']})")
-
-
-# ---- the cases --------------------------------------------------------------------------------
-def _case(name: str, description: str, scene: dict[str, Any]) -> Case:
-    return Case(name=name, backend="replay", description=description, scene=scene, run=run_depth, judge=judge_depth)
-
-
-def _scenario(gpu: str, **fields: Any) -> dict[str, Any]:
-    fov = {"format": "R32G32_SFLOAT",
-           "views": [{"generator": "radial", "size": [12, 8], "center": [176, 120], "radii": [48, 96],
-                      "densities": [1.0, 0.5, 0.25]}]}
-    sc: dict[str, Any] = {"gpu": gpu, "framebuffer": [384, 256], "tile_size": list(replay._GPUS[gpu][1]),
-                          "bin_merging": "off", "density": fov}
-    sc.update(fields)
-    return sc
-
-
-def cases() -> list[Case]:
-    """B15's twin on a650 (force_lrz_dis not emitted), a730 (LRZ off in scaled bins: no HW bin
-    scaling) and a750 (LRZ on in scaled bins; off in the first row and column with offsets)."""
-    return [
-        _case("replay.depth_lrz.a6xx_lowres.a650",
-              "overlapping depth-tested quads over a radial map on a650 (LRZ flag computed, not emitted)",
-              depth_scene(_scenario("a650"))),
-        _case("replay.depth_lrz.a7xx_unscaled_hw.a730",
-              "overlapping depth-tested quads on a730: LRZ forced off in every scaled bin (no HW bin scaling)",
-              depth_scene(_scenario("a730"))),
-        _case("replay.depth_lrz.a7xx_scaled.a750",
-              "overlapping depth-tested quads on a750: HW bin scaling, LRZ on in scaled bins",
-              depth_scene(_scenario("a750"))),
-        _case("replay.depth_lrz.offset_first_rowcol.a750",
-              "overlapping depth-tested quads with FDM offset (24, -40) on a750: LRZ off in the first row and "
-              "column, on elsewhere",
-              depth_scene(_scenario("a750", fdm_offset_create_flag=True, fdm_offsets=[[24, -40]]))),
-    ]
-

@@ -15,12 +15,12 @@ document (§1.2 texel size and fetch, §1.3 area, §1.7 layers, §1.9 offsets) i
 
 The model functions are looked up on their modules at call time (``turnip.tu_calc_frag_area``,
 not a name bound at import), so a test can plant a bug with ``monkeypatch`` and see the oracle
-report it.  This module never imports ``vulkan`` or :mod:`vk_tests.harness`; docs/host-oracles.md
+report it.  This module never imports ``vulkan`` or :mod:`turnip_base.harness`; docs/host-oracles.md
 describes the formulas and the documented differences.
 
 Usage::
 
-    from vk_tests.oracles import run_oracle
+    from vk_tests.host.oracles import run_oracle
     print(run_oracle("oracle.area_chooser"))
 """
 
@@ -38,6 +38,8 @@ from fdm import density as fdm_density
 from fdm import tiles as fdm_tiles
 from fdm import turnip
 from fdm.scenario import make_scenario
+
+from ..spec import texel_size_axis, texel_size_pre_v3, texel_size_undefined
 
 #: the oracles :func:`run_oracle` knows, in suite order (A1, A2, A3)
 ORACLES: tuple[str, ...] = ("oracle.texel_size", "oracle.area_chooser", "oracle.fetch_coords")
@@ -141,34 +143,6 @@ class _Tally:
 
 # --------------------------------------------------------------------------------------------
 # The spec side (docs/spec/vulkan-fdm-and-cts.md §1.2, §1.3, §1.7, §1.9), integers only.
-
-
-def _pow2_at_least(q: int) -> int:
-    """``2^ceil(log2 q)`` for an integer ``q >= 1``: the smallest power of two not below ``q``."""
-    t = 1
-    while t < q:
-        t *= 2
-    return t
-
-
-def spec_texel_size(fb: int, fdm: int, t_min: int, t_max: int | None) -> int | None:
-    """§1.2 (Docs:chapters/fragmentdensitymapops.adoc:82-119), spec revision 3, one axis:
-    ``T' = 2^ceil(log2(floor(fb / fdm)))``, ``T = clamp(T', t_min, t_max)`` (``None``: no upper
-    bound).  Returns ``None`` where ``floor(fb / fdm) == 0``: ``log2 0`` is undefined there."""
-    q = fb // fdm
-    if q == 0:
-        return None
-    t = _pow2_at_least(q)
-    t = max(t, t_min)
-    return t if t_max is None else min(t, t_max)
-
-
-def spec_texel_size_pre_v3(fb: int, fdm: int, t_min: int, t_max: int | None) -> int:
-    """The pre-revision-3 reading (§1.2 NOTE at :90-98, §1.11 tu-old):
-    ``2^ceil(log2(fb / fdm))`` on the real quotient, i.e. of ``ceil(fb / fdm)``, clamped."""
-    t = _pow2_at_least(max(1, -(-fb // fdm)))
-    t = max(t, t_min)
-    return t if t_max is None else min(t, t_max)
 
 
 def spec_texel(x: int, offset: int, texel_size: int, fdm: int) -> int:
@@ -275,7 +249,7 @@ def texel_size() -> OracleResult:
     The ``(1, ∞)`` limit rows run the same driver code with its clamp macros rebound
     (:func:`driver_texel_limits`); the ``(32, 1024)`` rows are turnip's advertised limits.
 
-    Spec side (§1.2, Docs:chapters/fragmentdensitymapops.adoc:82-119): :func:`spec_texel_size`
+    Spec side (§1.2, Docs:chapters/fragmentdensitymapops.adoc:82-119): :func:`vk_tests.spec.texel_size_axis`
     with ``fb`` per :func:`_spec_fb`.  What the spec constrains: every case with
     ``floor(fb/fdm) >= 1`` on a device exposing revision >= 3.  Where ``floor(fb/fdm) == 0`` (a
     map with more texels than the framebuffer has pixels) ``log2 0`` is undefined; the oracle
@@ -309,11 +283,10 @@ def texel_size() -> OracleResult:
                                                                      f"{fetched[axis]}",
                                                 spec="one texel size"))
                             continue
-                        v3 = spec_texel_size(w_spec[axis], fdm[axis], t_min, t_max)
-                        pre = spec_texel_size_pre_v3(w_spec[axis], fdm[axis], t_min, t_max)
-                        if v3 is None:
-                            undefined += 1
-                            v3 = t_min  # the limit reading of 2^ceil(log2 0)
+                        v3 = texel_size_axis(w_spec[axis], fdm[axis], t_min, t_max)
+                        pre = texel_size_pre_v3(w_spec[axis], fdm[axis], t_min, t_max)
+                        if texel_size_undefined(w_spec[axis], fdm[axis]):
+                            undefined += 1  # compared with the limit reading of 2^ceil(log2 0): the lower clamp
                         if v3 != pre:
                             distinguishing += 1
                         if model_t == v3:
@@ -544,8 +517,8 @@ def _fetch_cases(tally: _Tally) -> int:
     for fb in A3_FRAMEBUFFERS:
         for fdm_name, fdm in _a3_fdm_sizes(fb):
             # the spec texel size with turnip's advertised limits (A1 checks the model agrees)
-            t = (spec_texel_size(fb[0], fdm[0], TU_MIN_TEXEL, TU_MAX_TEXEL) or TU_MIN_TEXEL,
-                 spec_texel_size(fb[1], fdm[1], TU_MIN_TEXEL, TU_MAX_TEXEL) or TU_MIN_TEXEL)
+            t = (texel_size_axis(fb[0], fdm[0], TU_MIN_TEXEL, TU_MAX_TEXEL),
+                 texel_size_axis(fb[1], fdm[1], TU_MIN_TEXEL, TU_MAX_TEXEL))
             for tile in A3_TILES:
                 cells = (-(-fb[0] // tile[0]) + 1, -(-fb[1] // tile[1]) + 1)  # + the extra offset column/row
                 for offsets in _a3_offsets(fb):
@@ -674,7 +647,7 @@ def fetch_coords() -> OracleResult:
 
     Spec side (§1.2 :30-80, §1.9): a framebuffer pixel ``x`` reads texel
     ``clamp(floor((x - offset[layer]) / T), 0, fdm - 1)`` (:func:`spec_texel`) with ``T`` from
-    :func:`spec_texel_size` and turnip's advertised limits; the regions are taken to move with
+    :func:`vk_tests.spec.texel_size_axis` and turnip's advertised limits; the regions are taken to move with
     the map (the offset proposal: shift the local regions the opposite way).  turnip fetches one
     texel per bin, so only membership in the bin's texel window is asserted (the filter
     allowance, §1.3 :173-184): the texels of the bin's framebuffer pixels; the bin is the

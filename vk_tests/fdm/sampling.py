@@ -3,18 +3,18 @@
 LINEAR (min = mag) sampling with CLAMP_TO_BORDER of a subsampled attachment across the bin edges
 of a pass whose bins have different scales: what turnip's subsampled layout (shifted or
 un-subsampled bins, aprons, ``b_o'`` alignment, edge-stuck bins) must make look like the expanded
-image.  The scene is a :mod:`vk_tests.replay_subsampled` scene (``sampler`` LINEAR,
+image.  The scene is a :mod:`vk_tests.replay.subsampled` scene (``sampler`` LINEAR,
 CLAMP_TO_BORDER, opaque white), 1536x1024 with the D8 seam map scaled x4 as R8G8_UNORM
 ``floor(255/n)`` bytes; its replay twin ``replay.twin.subsampled_linear_apron_border.seams.a750``
-runs :func:`vk_tests.replay_subsampled.run_subsampled` on the identical scene.
+runs :func:`vk_tests.replay.subsampled.run_subsampled` on the identical scene.
 
 * **Pass** (render pass 2, one subpass): ``fdm_scene_colour.frag`` writes the replay's colour of
-  the fragment's centre (``2·gl_FragCoord``; :func:`vk_tests.replay_subsampled.scene_colour`)
+  the fragment's centre (``2·gl_FragCoord``; :func:`vk_tests.replay.subsampled.scene_colour`)
   into two RGBA8 attachments, one SUBSAMPLED and one not (so the device needs
   ``fragmentDensityMapNonSubsampledImages``, true on turnip), both left in
   ``SHADER_READ_ONLY_OPTIMAL``; the non-subsampled one is also copied back (``view0_expanded``).
 * **Sampling** (a plain pass, ``fdm_sample_pair.frag``): at the points of
-  :func:`vk_tests.replay_subsampled.points` (pixel centres and a dense band around every bin
+  :func:`vk_tests.replay.subsampled.points` (pixel centres and a dense band around every bin
   edge of the plan), normalized, each image is sampled with ``texture()`` through an immutable
   sampler of the scene's filter and addressing: the subsampled one with
   ``VK_SAMPLER_CREATE_SUBSAMPLED_BIT_EXT`` (§1.8: minFilter = magFilter, mipmap NEAREST, LOD 0,
@@ -24,15 +24,16 @@ runs :func:`vk_tests.replay_subsampled.run_subsampled` on the identical scene.
   everywhere (alpha 255), and ``|subsampled − expanded| ≤ bound + 1.5/255`` per channel, the
   bound being the value range of the device's *own* expanded image within ``F + 1`` pixels of
   the sample, the border colour included where that window leaves the framebuffer (the
-  reconstruction package's neighbourhood bound, as :func:`vk_tests.replay_subsampled.linear_bound`
+  reconstruction package's neighbourhood bound, as :func:`vk_tests.replay.subsampled.linear_bound`
   applies it); ``F`` per axis is the largest fragment extent of turnip's plan on turnip, else the
-  largest extent the map allows (:func:`vk_tests.fdm_backend_more.max_extent`).  On turnip
+  largest extent the map allows (:func:`vk_tests.fdm.geometry.max_extent`).  On turnip
   (a modelled profile) the expanded image must also equal the large-fragment oracle of the model's
-  plan (:func:`vk_tests.replay_subsampled.oracle_colours` of :func:`device_scenario_sampling`),
+  plan (:func:`vk_tests.replay.subsampled.oracle_colours` of :func:`device_scenario_sampling`),
   and the points are those of that plan's bins.
 
 Not yet run on an FDM device (lavapipe and the H100 lack the extension).
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,49 +44,90 @@ import numpy as np
 import numpy.typing as npt
 
 import fdm
-from fdm.errors import NotModelled, ScenarioError
 from fdm.plan import RenderPassPlan
+from turnip_base.errors import NotModelled, NotSupported, ScenarioError
+from turnip_base.harness import Handle, Vulkan
 
-from . import fdm_backend as fb
-from . import fdm_backend_more as more
-from . import replay_subsampled as rs
-from .cases import Case, CaseOutput, Scene, Verdict, first_mismatches
-from .harness import Handle, NotSupported, Vulkan
-
-__all__ = ["GROUP", "b18_scene", "device_scenario_sampling", "fdm_cases", "judge_sampling_fdm", "replay_twins",
-           "run_sampling_fdm", "sample_points", "samples_from_target", "seams_map", "twin_name"]
+from ..graphics.fdm_pass import FdmPass, fdm_pipeline
+from ..graphics.passes import (
+    cmd_begin_render_pass,
+    cmd_end_render_pass,
+    framebuffer,
+    rect2d,
+    render_pass,
+)
+from ..graphics.targets import (
+    LayeredImage,
+    color_image,
+    read_image,
+)
+from ..replay.subsampled import (
+    BORDERS,
+    GARBAGE8,
+    LINEAR_TOL,
+    SEAMS,
+    oracle_colours,
+    points,
+    sampler_of,
+    subsampled_scene,
+    window_range,
+)
+from ..scenes import density_value
+from ..suite.cases import CaseOutput, Scene, Verdict, first_mismatches
+from .device import (
+    DRIVER_ID_MESA_TURNIP,
+    FDM_EXT,
+    caps_json,
+    check_granularity,
+    open_fdm_device,
+    probe,
+    sampling_missing,
+)
+from .expected import TURNIP_PROFILES, match_profile
+from .geometry import max_extent
+from .scene import BIG, BIG_TILE, FMT, GPU, VK_FMT_RGBA8, parse
 
 Pair = tuple[int, int]
+
+
 GROUP = "subsampled_linear_apron_border"
+
+
 VARIANT = "seams"
-GPU = "a750"
+
+
 #: the D8 seam map (6x4 cells of 1x1 / 2x2 / 4x4) scaled to the device-sized scene: 24x16 texels
 SCALE = 4
+
+
 #: points per row of the sampling target (rows come in pairs: subsampled, expanded)
 ROW = 256
+
+
 #: the sampling target's quantum (RGBA16_UINT of round(v * 65535))
 Q = 65535.0
-VK_FMT_RGBA8 = 37
+
+
 KIND = "subsampled_linear"
 
 
 # ---- the scene --------------------------------------------------------------------------------
 def seams_map(scale: int = SCALE) -> dict[str, Any]:
-    """:data:`vk_tests.replay_subsampled.SEAMS` as R8G8_UNORM ``floor(255/n)`` bytes (the one FDM
+    """:data:`vk_tests.replay.subsampled.SEAMS` as R8G8_UNORM ``floor(255/n)`` bytes (the one FDM
     format every device has), each cell ``scale``×``scale`` texels."""
-    rows = [[fb.density_value(round(1 / d)) for d in row for _ in range(scale)]
-            for row in rs.SEAMS for _ in range(scale)]
+    rows = [[density_value(round(1 / d)) for d in row for _ in range(scale)]
+            for row in SEAMS for _ in range(scale)]
     return {"format": "R8G8_UNORM", "views": [{"values": rows}]}
 
 
 def b18_scene() -> dict[str, Any]:
     """The replay scene of B18 (and of its twin): LINEAR, CLAMP_TO_BORDER, opaque white."""
-    scenario = {"gpu": GPU, "framebuffer": list(fb.BIG), "tile_size": list(fb.BIG_TILE), "bin_merging": "off",
+    scenario = {"gpu": GPU, "framebuffer": list(BIG), "tile_size": list(BIG_TILE), "bin_merging": "off",
                 "density": seams_map()}
-    return rs.subsampled_scene(scenario, "linear", "clamp_to_border", "opaque_white")
+    return subsampled_scene(scenario, "linear", "clamp_to_border", "opaque_white")
 
 
-def twin_name() -> str:
+def b18_twin_name() -> str:
     return f"replay.twin.{GROUP}.{VARIANT}.{GPU}"
 
 
@@ -116,13 +158,13 @@ def sample_points(scene: Scene, profile: str | None) -> tuple[npt.NDArray[np.flo
         _, plan = _plan(scene["scenario"])
     if plan is None:  # pragma: no cover - the scene's own forced tiles always plan in GMEM
         raise NotModelled("fdm", "the scene renders in sysmem")
-    return rs.points(scene, plan, 0)
+    return points(scene, plan, 0)
 
 
 def bins_summary(scene: Scene) -> dict[str, dict[str, Any]]:
-    """Turnip's own tiling of the scene per GPU (as :func:`vk_tests.fdm_backend.turnip_bins`)."""
+    """Turnip's own tiling of the scene per GPU (as :func:`vk_tests.fdm.expected.turnip_bins`)."""
     out: dict[str, dict[str, Any]] = {}
-    for profile in fb.TURNIP_PROFILES:
+    for profile in TURNIP_PROFILES:
         _, plan = _plan(device_scenario_sampling(scene, profile))
         if plan is None:
             out[profile] = {"sysmem": True}
@@ -149,10 +191,10 @@ def neighbourhood_bound(img: npt.NDArray[Any], radius: Pair, xs: npt.NDArray[np.
                         ) -> npt.NDArray[np.float64]:
     """Per sample and channel: the value range (in [0, 1]) of ``img`` within ``radius`` pixels of
     the pixel holding the sample, the border colour included where that window leaves the image
-    under CLAMP_TO_BORDER (:func:`vk_tests.replay_subsampled.linear_bound` with an explicit
+    under CLAMP_TO_BORDER (:func:`vk_tests.replay.subsampled.linear_bound` with an explicit
     radius: both LINEAR results are convex combinations of what lies there)."""
     H, W = img.shape[:2]
-    hi, lo = rs._window_range(np.asarray(img, dtype=np.float64) / 255.0, radius)
+    hi, lo = window_range(np.asarray(img, dtype=np.float64) / 255.0, radius)
     px = np.clip(np.floor(xs).astype(np.int64), 0, W - 1)
     py = np.clip(np.floor(ys).astype(np.int64), 0, H - 1)
     h, low = hi[py, px], lo[py, px]
@@ -167,10 +209,10 @@ def judge_sampling_fdm(scene: Scene, out: CaseOutput) -> Verdict:
     """B18's judge (module docstring)."""
     sc = fdm.parse_scenario(scene["scenario"])
     w, h = sc.framebuffer
-    _, addressing, border = rs._sampler(scene)
+    _, addressing, border = sampler_of(scene)
     device = dict(out.info.get("device") or {})
     profile = device.get("profile")
-    turnip = device.get("driver_id") == fb.DRIVER_ID_MESA_TURNIP and profile is not None
+    turnip = device.get("driver_id") == DRIVER_ID_MESA_TURNIP and profile is not None
     problems: list[str] = []
     mismatches: list[Mapping[str, Any]] = []
     exp = np.asarray(out.images.get("view0_expanded"))
@@ -185,10 +227,10 @@ def judge_sampling_fdm(scene: Scene, out: CaseOutput) -> Verdict:
         sc_dev, plan = _plan(device_scenario_sampling(scene, str(profile)))
         if plan is None:
             note = f"; turnip {profile}: the model renders the pass in sysmem, no exact expectation"
-            m = more.max_extent(sc)
+            m = max_extent(sc)
             radius = (m + 1, m + 1)
         else:
-            want, probs = rs.oracle_colours(sc_dev, plan, 0)
+            want, probs = oracle_colours(sc_dev, plan, 0)
             problems += probs
             n = int(np.count_nonzero(np.any(exp != want, axis=2)))
             if n:
@@ -199,14 +241,14 @@ def judge_sampling_fdm(scene: Scene, out: CaseOutput) -> Verdict:
             fas = [t.views[0].frag_area for t in plan.tiles if t.views[0].visible]
             radius = (max(f[0] for f in fas) + 1, max(f[1] for f in fas) + 1)
     else:
-        m = more.max_extent(sc)
+        m = max_extent(sc)
         radius = (m + 1, m + 1)
         who = f"driver {device.get('driver_id')} ({device.get('name', '?')})"
         try:
             sc0, plan0 = _plan(scene["scenario"])
             info = "the model renders the pass in sysmem"
             if plan0 is not None:
-                n = int(np.count_nonzero(np.any(exp != rs.oracle_colours(sc0, plan0, 0)[0], axis=2)))
+                n = int(np.count_nonzero(np.any(exp != oracle_colours(sc0, plan0, 0)[0], axis=2)))
                 info = (f"{n} pixel(s) differ from turnip's plan for {sc.gpu.name}" if n
                         else f"equal to turnip's plan for {sc.gpu.name}")
         except (NotModelled, ScenarioError) as e:
@@ -218,7 +260,7 @@ def judge_sampling_fdm(scene: Scene, out: CaseOutput) -> Verdict:
         problems.append(f"view0_samples: shape {list(s.shape)}, want {[len(xs), 2, 4]}")
     else:
         err = np.abs(s[:, 0].astype(np.float64) - s[:, 1])
-        allowed = neighbourhood_bound(exp, radius, xs, ys, addressing, rs.BORDERS[border][1]) + rs.LINEAR_TOL
+        allowed = neighbourhood_bound(exp, radius, xs, ys, addressing, BORDERS[border][1]) + LINEAR_TOL
         bad = np.any(err > allowed, axis=1)
         if bad.any():
             idx = np.nonzero(bad)[0]
@@ -245,46 +287,31 @@ def _barrier(vk: Any, cb: Handle, image: Handle, old: int, new: int, src_access:
     vk.vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 0, None, 0, None, 1, [b])
 
 
-class _ApronPass:
+class ApronPass(FdmPass):
     """The FDM pass: a subsampled and a non-subsampled RGBA8 attachment, the R8G8 map."""
 
     def __init__(self, dev: Vulkan, sc: fdm.Scenario):
+        super().__init__(dev, sc, map_layers=1)
         vk = dev.vk
-        self.dev, self.sc = dev, sc
-        extra = fb.IMAGE_CREATE_FDM_OFFSET_BIT if sc.fdm_offset_create_flag else 0
+        extra = self.offset_flag
         sampled = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_SAMPLED_BIT
-        self.sub = more._Img(dev, sc.framebuffer, VK_FMT_RGBA8, sampled,
-                             flags=vk.VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT | extra, aspect=vk.VK_IMAGE_ASPECT_COLOR_BIT)
-        self.full = more._Img(dev, sc.framebuffer, VK_FMT_RGBA8, sampled | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-                              flags=extra, aspect=vk.VK_IMAGE_ASPECT_COLOR_BIT)
-        self.map = fb._Image(dev, sc.density.size, 1, fb.VK_FMT_R8G8_UNORM,
-                             vk.VK_IMAGE_USAGE_FRAGMENT_DENSITY_MAP_BIT_EXT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT, extra)
+        self.sub = LayeredImage(dev, sc.framebuffer, 1, VK_FMT_RGBA8, sampled,
+                                flags=vk.VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT | extra)
+        self.full = LayeredImage(dev, sc.framebuffer, 1, VK_FMT_RGBA8, sampled | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+                                 flags=extra)
         self.rp = self._render_pass()
-        w, h = sc.framebuffer
-        finfo = vk.VkFramebufferCreateInfo(renderPass=self.rp, pAttachments=[self.sub.view, self.full.view,
-                                                                              self.map.view],
-                                           width=w, height=h, layers=1)
-        self.fb = vk.vkCreateFramebuffer(dev.device, finfo, None)
-        dev._own(lambda: vk.vkDestroyFramebuffer(dev.device, self.fb, None))
-        self.pipe, self.layout = fb._pipeline(dev, "fdm_scene_colour.frag.spv", push_bytes=8, attachments=2,
+        self.fb = self.create_framebuffer(self.rp, [self.sub.view, self.full.view])
+        self.pipe, self.layout = fdm_pipeline(dev, "fdm_scene_colour.frag.spv", push_bytes=8, attachments=2,
                                               render_pass=self.rp)
 
     def _render_pass(self) -> Handle:
-        vk, dev = self.dev.vk, self.dev
+        vk = self.dev.vk
         C, R = vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL, vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
-        fdm_layout = vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT
         dc_load, dc_store = vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, vk.VK_ATTACHMENT_STORE_OP_DONT_CARE
         colour = [vk.VkAttachmentDescription2(
             format=VK_FMT_RGBA8, samples=vk.VK_SAMPLE_COUNT_1_BIT, loadOp=vk.VK_ATTACHMENT_LOAD_OP_CLEAR,
             storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE, stencilLoadOp=dc_load, stencilStoreOp=dc_store,
             initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, finalLayout=R) for _ in range(2)]
-        # the map: LOAD / DONT_CARE, never stored (VUIDs 02550/02551)
-        dmap = vk.VkAttachmentDescription2(
-            format=self.map.format, samples=vk.VK_SAMPLE_COUNT_1_BIT, loadOp=vk.VK_ATTACHMENT_LOAD_OP_LOAD,
-            storeOp=dc_store, stencilLoadOp=dc_load, stencilStoreOp=dc_store, initialLayout=fdm_layout,
-            finalLayout=fdm_layout)
-        fdm_info = vk.VkRenderPassFragmentDensityMapCreateInfoEXT(
-            fragmentDensityMapAttachment=vk.VkAttachmentReference(attachment=2, layout=fdm_layout))
         refs = [vk.VkAttachmentReference2(attachment=i, layout=C, aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT)
                 for i in range(2)]
         sub = vk.VkSubpassDescription2(pipelineBindPoint=vk.VK_PIPELINE_BIND_POINT_GRAPHICS, viewMask=0,
@@ -298,46 +325,23 @@ class _ApronPass:
                                         dstStageMask=vk.VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT
                                         | vk.VK_PIPELINE_STAGE_TRANSFER_BIT, srcAccessMask=write,
                                         dstAccessMask=vk.VK_ACCESS_SHADER_READ_BIT | vk.VK_ACCESS_TRANSFER_READ_BIT)]
-        info = vk.VkRenderPassCreateInfo2(pNext=fdm_info, pAttachments=colour + [dmap], pSubpasses=[sub],
-                                          pDependencies=deps)
-        rp = vk.vkCreateRenderPass2(dev.device, info, None)
-        dev._own(lambda: vk.vkDestroyRenderPass(dev.device, rp, None))
-        return rp
-
-    def record_upload(self, cb: Handle, staging: Any) -> None:
-        """The map: a staging copy, then ``FRAGMENT_DENSITY_MAP_OPTIMAL_EXT`` (a static map is read
-        while the pass begins, §1.6)."""
-        vk = self.dev.vk
-        w, h = self.sc.density.size
-        self.map.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                         vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
-        region = vk.VkBufferImageCopy(
-            bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
-            imageSubresource=vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
-                                                         baseArrayLayer=0, layerCount=1),
-            imageOffset=vk.VkOffset3D(x=0, y=0, z=0), imageExtent=vk.VkExtent3D(width=w, height=h, depth=1))
-        vk.vkCmdCopyBufferToImage(cb, staging.handle, self.map.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
-                                  [region])
-        self.map.barrier(cb, vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT, vk.VK_ACCESS_TRANSFER_WRITE_BIT,
-                         vk.VK_ACCESS_FRAGMENT_DENSITY_MAP_READ_BIT_EXT, vk.VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         vk.VK_PIPELINE_STAGE_FRAGMENT_DENSITY_PROCESS_BIT_EXT)
+        info = vk.VkRenderPassCreateInfo2(pNext=self.map_info(2), pAttachments=[*colour, self.map_attachment()],
+                                          pSubpasses=[sub], pDependencies=deps)
+        return self.create_render_pass2(info)
 
     def record_pass(self, cb: Handle) -> None:
         vk = self.dev.vk
         w, h = self.sc.framebuffer
-        garbage = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(rs.GARBAGE8)))
-        begin = vk.VkRenderPassBeginInfo(renderPass=self.rp, framebuffer=self.fb,
-                                         renderArea=fb._rect2d(vk, (0, 0, w, h)),
-                                         pClearValues=[garbage, garbage, vk.VkClearValue()])
-        vk.vkCmdBeginRenderPass2(cb, begin, vk.VkSubpassBeginInfo(contents=vk.VK_SUBPASS_CONTENTS_INLINE))
+        garbage = vk.VkClearValue(color=vk.VkClearColorValue(float32=list(GARBAGE8)))
+        self.begin_render_pass2(cb, self.rp, self.fb, (0, 0, w, h), [garbage, garbage])
         vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, self.pipe)
         vk.vkCmdSetViewport(cb, 0, 1, [vk.VkViewport(x=0.0, y=0.0, width=float(w), height=float(h), minDepth=0.0,
                                                      maxDepth=1.0)])
-        vk.vkCmdSetScissor(cb, 0, 1, [fb._rect2d(vk, (0, 0, w, h))])
+        vk.vkCmdSetScissor(cb, 0, 1, [rect2d(vk, (0, 0, w, h))])
         vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 0, 8,
                               vk.ffi.new("float[]", [float(w), float(h)]))
         vk.vkCmdDraw(cb, 3, 1, 0, 0)
-        vk.vkCmdEndRenderPass2(cb, vk.VkSubpassEndInfo())
+        self.end_render_pass2(cb)
 
     def read_expanded(self) -> npt.NDArray[np.uint8]:
         """The non-subsampled attachment, copied to a buffer (and back to shader-read)."""
@@ -367,11 +371,8 @@ class _ApronPass:
     def sample(self, scene: Scene, xs: npt.NDArray[np.float64], ys: npt.NDArray[np.float64]
                ) -> npt.NDArray[np.float64]:
         """Both images sampled at the points (``fdm_sample_pair.frag``): ``(N, 2, 4)``."""
-        from .graphics import cmd_begin_render_pass, cmd_end_render_pass, color_image, framebuffer, read_image
-        from .graphics import render_pass as plain_render_pass
-
         vk, dev = self.dev.vk, self.dev
-        filt, addressing, border = rs._sampler(scene)
+        filt, addressing, border = sampler_of(scene)
         f = vk.VK_FILTER_LINEAR if filt == "linear" else vk.VK_FILTER_NEAREST
         mode = (vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_BORDER if addressing == "clamp_to_border"
                 else vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE)
@@ -387,9 +388,9 @@ class _ApronPass:
                     flags=flags, magFilter=f, minFilter=f, mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_NEAREST,
                     addressModeU=mode, addressModeV=mode, addressModeW=vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
                     minLod=0.0, maxLod=0.0, anisotropyEnable=vk.VK_FALSE, compareEnable=vk.VK_FALSE,
-                    borderColor=getattr(vk, rs.BORDERS[border][0]), unnormalizedCoordinates=vk.VK_FALSE)
+                    borderColor=getattr(vk, BORDERS[border][0]), unnormalizedCoordinates=vk.VK_FALSE)
                 s = vk.vkCreateSampler(dev.device, info, None)
-                dev._own(functools.partial(vk.vkDestroySampler, dev.device, s, None))
+                dev.own(functools.partial(vk.vkDestroySampler, dev.device, s, None))
                 samplers.append(s)
             frag = vk.VK_SHADER_STAGE_FRAGMENT_BIT
             bindings = [vk.VkDescriptorSetLayoutBinding(
@@ -399,7 +400,7 @@ class _ApronPass:
                 binding=2, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount=1, stageFlags=frag))
             set_layout = vk.vkCreateDescriptorSetLayout(dev.device,
                                                         vk.VkDescriptorSetLayoutCreateInfo(pBindings=bindings), None)
-            dev._own(lambda: vk.vkDestroyDescriptorSetLayout(dev.device, set_layout, None))
+            dev.own(lambda: vk.vkDestroyDescriptorSetLayout(dev.device, set_layout, None))
             pool = dev.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 2),
                                         (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1)], 1)
             dset = dev.allocate_set(pool, set_layout)
@@ -416,10 +417,10 @@ class _ApronPass:
                 dstSet=dset, dstBinding=2, dstArrayElement=0, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                 pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf.handle, offset=0, range=vk.VK_WHOLE_SIZE)]))
             vk.vkUpdateDescriptorSets(dev.device, len(writes), writes, 0, None)
-            rp = plain_render_pass(dev, fb.FMT, "load")
-            pipe, layout = fb._pipeline(dev, "fdm_sample_pair.frag.spv", push_bytes=4, attachments=1, render_pass=rp,
+            rp = render_pass(dev, FMT, "load")
+            pipe, layout = fdm_pipeline(dev, "fdm_sample_pair.frag.spv", push_bytes=4, attachments=1, render_pass=rp,
                                         set_layout=set_layout)
-            target = color_image(dev, ROW, 2 * rows, fb.FMT)
+            target = color_image(dev, ROW, 2 * rows, FMT)
             fbo = framebuffer(dev, rp, target)
 
             def record(cb: Handle) -> None:
@@ -428,7 +429,7 @@ class _ApronPass:
                 vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, [dset], 0, None)
                 vk.vkCmdSetViewport(cb, 0, 1, [vk.VkViewport(x=0.0, y=0.0, width=float(ROW), height=float(2 * rows),
                                                              minDepth=0.0, maxDepth=1.0)])
-                vk.vkCmdSetScissor(cb, 0, 1, [fb._rect2d(vk, (0, 0, ROW, 2 * rows))])
+                vk.vkCmdSetScissor(cb, 0, 1, [rect2d(vk, (0, 0, ROW, 2 * rows))])
                 vk.vkCmdPushConstants(cb, layout, vk.VK_SHADER_STAGE_FRAGMENT_BIT, 0, 4,
                                       vk.ffi.new("uint32_t[]", [n]))
                 vk.vkCmdDraw(cb, 3, 1, 0, 0)
@@ -438,23 +439,13 @@ class _ApronPass:
             return samples_from_target(read_image(dev, target), n)
 
 
-def sampling_missing(caps: fb.DeviceCaps, scene: Scene, subsampled_rgba8: bool) -> str | None:
-    """What B18 needs: :func:`vk_tests.fdm_backend.missing` with a non-subsampled attachment
-    (``fragmentDensityMapNonSubsampledImages``), then a SUBSAMPLED RGBA8 colour attachment that
-    can be sampled (``vkGetPhysicalDeviceImageFormatProperties``)."""
-    lack = fb.missing(caps, {**scene, "fdm": {**(scene.get("fdm") or {}), "readback": "both"}})
-    if lack is None and not subsampled_rgba8:
-        lack = "VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT for R8G8B8A8_UNORM (colour attachment, sampled)"
-    return lack
-
-
 def run_sampling_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
     """B18 on an FDM device (module docstring); NotSupported names what the device lacks."""
     vk = ctx.vk
-    sc, _, _ = fb.parse(scene)
-    caps = fb.probe(ctx)
+    sc, _, _ = parse(scene)
+    caps = probe(ctx)
     ok = True
-    if fb.FDM_EXT in caps.extensions:
+    if FDM_EXT in caps.extensions:
         try:
             vk.vkGetPhysicalDeviceImageFormatProperties(
                 ctx.physical, VK_FMT_RGBA8, vk.VK_IMAGE_TYPE_2D, vk.VK_IMAGE_TILING_OPTIMAL,
@@ -465,44 +456,19 @@ def run_sampling_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
     lack = sampling_missing(caps, scene, ok)
     if lack is not None:
         raise NotSupported(f"{lack} (device {caps.name})")
-    fb.check_granularity(caps, scene)
-    profile = fb.match_profile(caps.driver_id, caps.name)
+    check_granularity(caps, scene)
+    profile = match_profile(caps.driver_id, caps.name)
     xs, ys = sample_points(scene, profile)
-    dev = fb.open_fdm_device(ctx)
+    dev = open_fdm_device(ctx)
     try:
         with dev.scope():
-            p = _ApronPass(dev, sc)
-            data = np.ascontiguousarray(np.asarray(sc.density.layers[0]))
-            staging = dev.buffer(data.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
-            staging.write(data)
-            dev.run(lambda cb: p.record_upload(cb, staging))
-            dev.run(p.record_pass)
+            p = ApronPass(dev, sc)
+            p.render()   # a static map: in place before the pass (§1.6)
             images: dict[str, npt.NDArray[Any]] = {"view0_expanded": p.read_expanded(),
                                                    "view0_samples": p.sample(scene, xs, ys).astype(np.float32)}
     finally:
         ctx.messages.extend(dev.messages)
         dev.close()
-    info = {"device": {**fb.caps_json(caps), "profile": profile}, "path": "rp2", "readback": "sampled",
+    info = {"device": {**caps_json(caps), "profile": profile}, "path": "rp2", "readback": "sampled",
             "kind": KIND, "turnip_bins": bins_summary(scene)}
     return CaseOutput(images=images, info=info)
-
-
-# ---- the cases --------------------------------------------------------------------------------
-def fdm_cases() -> list[Case]:
-    """``fdm.subsampled_linear_apron_border.seams.rp2`` (B18)."""
-    twin = twin_name()
-    scene = {**b18_scene(), "fdm": {"path": "rp2", "readback": "auto", "kind": KIND, "twin": twin}}
-    return [Case(name=f"fdm.{GROUP}.{VARIANT}.rp2", backend="fdm",
-                 description="B18: LINEAR CLAMP_TO_BORDER (opaque white) sampling of a subsampled attachment across "
-                             "bin edges of 1x1 / 2x2 / 4x4 bins (1536x1024), against the device's own non-subsampled "
-                             f"render within the neighbourhood bound (render pass 2; replay twin {twin})",
-                 scene=scene, run=run_sampling_fdm, judge=judge_sampling_fdm)]
-
-
-def replay_twins() -> list[Case]:
-    """The replay twin of B18: :mod:`vk_tests.replay_subsampled` on the identical scene."""
-    return [Case(name=twin_name(), backend="replay",
-                 description=f"B18's scene replayed: turnip's subsampled layout built by real blits, sampled LINEAR "
-                             f"CLAMP_TO_BORDER through the metadata transform (the replay twin of fdm.{GROUP}."
-                             f"{VARIANT}.rp2)",
-                 scene=b18_scene(), run=rs.run_subsampled, judge=rs.judge_subsampled)]

@@ -25,14 +25,15 @@ from typing import Any, Literal, TextIO
 
 import attrs
 
-from fdm.errors import NotSupported
+from turnip_base.errors import NotSupported
+from turnip_base.harness import open_device
 
 from . import bundle
 from .bundle import CaseRecord
-from .cases import Case, CaseOutput, Scene, Verdict
-from .registry import jsonable
+from .cases import Case, CaseOutput, Scene, Verdict, jsonable
+from .junit import junit_xml
 
-#: opens the device of a run: ``opener(selector)`` -> a harness.Vulkan (or a stand-in with
+#: opens the device of a run: ``opener(selector)`` -> a turnip_base.harness.Vulkan (or a stand-in with
 #: ``messages``, ``info``, ``vk`` and ``close()``); raises NotSupported when it cannot
 Opener = Callable[[Any], Any]
 #: the field named by refusals about the output directory
@@ -40,9 +41,7 @@ OUT_FIELD = "--out"
 
 
 def open_validated(selector: Any) -> Any:
-    """:func:`vk_tests.harness.open_device` with the validation layer on."""
-    from .harness import open_device
-
+    """:func:`turnip_base.harness.open_device` with the validation layer on."""
     return open_device(selector, validation=True)
 
 
@@ -226,7 +225,8 @@ def run_suite(cases: Sequence[Case], device_selector: Any = None, out_dir: str |
         records.append(_store(_record(case, device if case.needs_device else None, None), None, out_dir,
                               large_images))
     if out_dir is not None:
-        bundle.write_summary(OUT_FIELD, out_dir, device, records, interrupted, selection or {})
+        bundle.write_summary(OUT_FIELD, out_dir, device, records, interrupted, selection or {},
+                             junit_xml(records, device=device))
     return SuiteResult(device=device, records=tuple(records), interrupted=interrupted, out_dir=out_dir)
 
 

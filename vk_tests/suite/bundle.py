@@ -30,11 +30,10 @@ from typing import Any, Final, Literal
 import attrs
 import numpy as np
 
-from fdm.errors import ScenarioError
 from fdm.outputs import check_output_dir, write_files
+from turnip_base.errors import ScenarioError
 
-from .cases import STATUSES, CaseOutput, ImageArray, Verdict
-from .registry import NAME_RE, jsonable
+from .cases import NAME_RE, STATUSES, CaseOutput, ImageArray, Verdict, jsonable
 
 FORMAT = "turnip-fdm vk bundle"
 VERSION = 2
@@ -282,12 +281,11 @@ def summary_json(device: Mapping[str, Any] | None, records: Sequence[CaseRecord]
 
 
 def write_summary(field: str, out_dir: str, device: Mapping[str, Any] | None, records: Sequence[CaseRecord],
-                  interrupted: bool, selection: Mapping[str, Any]) -> None:
-    """``junit.xml``, then ``summary.json`` (renamed into place in that order)."""
-    from .junit import junit_xml
-
+                  interrupted: bool, selection: Mapping[str, Any], junit: bytes) -> None:
+    """``junit.xml`` (the document ``junit``, :func:`vk_tests.suite.junit.junit_xml` of the
+    records), then ``summary.json`` (renamed into place in that order)."""
     write_files(field, out_dir, {
-        "junit.xml": junit_xml(records, device=device),
+        "junit.xml": junit,
         "summary.json": _dumps(summary_json(device, records, interrupted, selection)),
     })
 

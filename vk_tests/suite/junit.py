@@ -15,10 +15,9 @@ import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .bundle import CaseRecord
+from .bundle import CaseRecord
 
 SUITE_NAME = "turnip-fdm vk"
 _NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -30,25 +30,46 @@ import numpy.typing as npt
 
 import fdm
 from fdm.plan import RenderPassPlan, TilePlan
+from turnip_base.errors import NotSupported
+from turnip_base.harness import Handle, Vulkan
 
-from . import replay
-from .cases import Case, CaseOutput, Scene, Verdict, first_mismatches
-from .graphics import cmd_set_scissor, cmd_set_viewport, read_image, require_graphics, vk_format
-from .harness import Handle, NotSupported, Vulkan
-from .replay_depth import GeometryPipeline
-
-__all__ = ["CLEAR8", "SAMPLE_POSITIONS", "cases", "judge_msaa", "msaa_scene", "oracle_msaa", "run_msaa"]
+from ..graphics.passes import (
+    cmd_set_scissor,
+    cmd_set_viewport,
+)
+from ..graphics.targets import (
+    read_image,
+    require_graphics,
+    vk_format,
+)
+from ..suite.cases import CaseOutput, Scene, Verdict, first_mismatches
+from .depth import GeometryPipeline
+from .judge import oracle_view
+from .render import Replayer, scratch_size
+from .scene import plan_scene, user_index
 
 FMT = "rgba8"
+
+
 SAMPLES = 4
+
+
 #: the standard 4x sample locations (Vulkan "Standard sample locations")
 SAMPLE_POSITIONS: tuple[tuple[Fraction, Fraction], ...] = (
     (Fraction(3, 8), Fraction(1, 8)), (Fraction(7, 8), Fraction(3, 8)),
     (Fraction(1, 8), Fraction(5, 8)), (Fraction(5, 8), Fraction(7, 8)))
+
+
 #: the clear colour (bytes) and the triangle's colour (bytes, multiples of 4)
 CLEAR8: tuple[int, int, int, int] = (0, 0, 0, 0)
+
+
 COLOUR8: tuple[int, int, int, int] = (200, 100, 48, 252)
+
+
 GARBAGE8: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)
+
+
 #: a triangle in framebuffer pixels of the 384 x 256 scenes (multiples of 1/64: exact after the
 #: patched viewport's 1/fa and the rasterizer's 1/256 grid), edges at odd slopes
 TRIANGLE: tuple[tuple[float, float], ...] = ((10.265625, 7.546875), (370.078125, 60.015625),
@@ -62,7 +83,7 @@ def msaa_scene(scenario: Mapping[str, Any], triangle: Sequence[Sequence[float]] 
     return {"scenario": sc, "load_op": "clear", "store": "a2d", "triangle": [list(p) for p in triangle]}
 
 
-def _triangle(scene: Scene) -> list[tuple[Fraction, Fraction]]:
+def triangle_of(scene: Scene) -> list[tuple[Fraction, Fraction]]:
     t = scene.get("triangle", ())
     if len(t) != 3 or any(len(p) != 2 for p in t):
         raise fdm.ScenarioError("triangle", f"must be 3 points [x, y], got {t!r}")
@@ -73,8 +94,8 @@ def _triangle(scene: Scene) -> list[tuple[Fraction, Fraction]]:
 
 
 def plan_msaa(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
-    sc, plan = replay.plan_scene(scene)
-    _triangle(scene)
+    sc, plan = plan_scene(scene)
+    triangle_of(scene)
     return sc, plan
 
 
@@ -86,25 +107,11 @@ class MsaaImage:
         vk = ctx.vk
         self.ctx = ctx
         f = vk_format(ctx, FMT)
-        info = vk.VkImageCreateInfo(
-            imageType=vk.VK_IMAGE_TYPE_2D, format=f, extent=vk.VkExtent3D(width=width, height=height, depth=1),
-            mipLevels=1, arrayLayers=1, samples=SAMPLES, tiling=vk.VK_IMAGE_TILING_OPTIMAL,
-            usage=vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT,
-            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
-        self.handle = vk.vkCreateImage(ctx.device, info, None)
-        req = vk.vkGetImageMemoryRequirements(ctx.device, self.handle)
-        alloc = vk.VkMemoryAllocateInfo(allocationSize=req.size, memoryTypeIndex=ctx.memory_type(
-            req.memoryTypeBits, vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-        self.memory = vk.vkAllocateMemory(ctx.device, alloc, None)
-        vk.vkBindImageMemory(ctx.device, self.handle, self.memory, 0)
-        ctx._own(lambda: vk.vkDestroyImage(ctx.device, self.handle, None))
-        ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
+        self.handle = ctx.create_image((width, height), f, vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+                                       | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT, samples=SAMPLES)
         self.rng = vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=0, levelCount=1,
                                               baseArrayLayer=0, layerCount=1)
-        vinfo = vk.VkImageViewCreateInfo(image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=f,
-                                         subresourceRange=self.rng)
-        self.view = vk.vkCreateImageView(ctx.device, vinfo, None)
-        ctx._own(lambda: vk.vkDestroyImageView(ctx.device, self.view, None))
+        self.view = ctx.image_view(self.handle, f)
         self.layout = vk.VK_IMAGE_LAYOUT_UNDEFINED
 
     def use(self, cb: Handle, layout: int) -> None:
@@ -151,11 +158,11 @@ def _msaa_pass(ctx: Vulkan) -> Handle:
                                    dstStageMask=outer, srcAccessMask=acc, dstAccessMask=acc)]
     rp = vk.vkCreateRenderPass(ctx.device, vk.VkRenderPassCreateInfo(pAttachments=atts, pSubpasses=[sub],
                                                                       pDependencies=deps), None)
-    ctx._own(lambda: vk.vkDestroyRenderPass(ctx.device, rp, None))
+    ctx.own(lambda: vk.vkDestroyRenderPass(ctx.device, rp, None))
     return rp
 
 
-class MsaaReplayer(replay.Replayer):
+class MsaaReplayer(Replayer):
     """The base replay with a 4-sample GMEM colour image resolved into ``self.gmem[0]``."""
 
     fmt = FMT
@@ -166,7 +173,7 @@ class MsaaReplayer(replay.Replayer):
 
     def __init__(self, ctx: Vulkan, sc: fdm.Scenario, plan: RenderPassPlan, triangle: Sequence[Sequence[Fraction]]):
         self.triangle = triangle
-        self.msaa = MsaaImage(ctx, *replay.scratch_size(plan))
+        self.msaa = MsaaImage(ctx, *scratch_size(plan))
         super().__init__(ctx, sc, plan, "clear", "a2d")
 
     def make_pass(self) -> None:
@@ -180,7 +187,7 @@ class MsaaReplayer(replay.Replayer):
         info = vk.VkFramebufferCreateInfo(renderPass=self.rp, pAttachments=views,
                                           width=self.size[0], height=self.size[1], layers=1)
         fb = vk.vkCreateFramebuffer(self.ctx.device, info, None)
-        self.ctx._own(lambda: vk.vkDestroyFramebuffer(self.ctx.device, fb, None))
+        self.ctx.own(lambda: vk.vkDestroyFramebuffer(self.ctx.device, fb, None))
         return fb
 
     def before_pass(self, cb: Handle, tile: TilePlan, v: int) -> None:
@@ -192,7 +199,7 @@ class MsaaReplayer(replay.Replayer):
         if state is None:
             return
         (x, y, w, h), scissor = state
-        uv = self.sc.viewports[replay._user_index(self.sc, v)]
+        uv = self.sc.viewports[user_index(self.sc, v)]
         vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_GRAPHICS, self.tpipe.pipeline)
         cmd_set_viewport(self.ctx, cb, x, y, w, h)
         cmd_set_scissor(self.ctx, cb, scissor)
@@ -217,7 +224,7 @@ def run_msaa(ctx: Vulkan, scene: Scene) -> CaseOutput:
         raise NotSupported(f"device {ctx.info.name}: standardSampleLocations is false")
     W, H = sc.framebuffer
     with ctx.scope():
-        r = MsaaReplayer(ctx, sc, plan, _triangle(scene))
+        r = MsaaReplayer(ctx, sc, plan, triangle_of(scene))
         ctx.run(r.record)
         images = {f"view{v}": read_image(ctx, r.views[v][0])[:H, :W].copy() for v in range(sc.fdm_layers)}
     return CaseOutput(images=images, info={"device": ctx.info.describe(), "scratch": list(r.size), **r.stats})
@@ -231,10 +238,10 @@ GRID = 64
 def oracle_msaa(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Sequence[tuple[Fraction, Fraction]]
                 ) -> tuple[npt.NDArray[np.uint8], list[str]]:
     """The resolved image of the module docstring's rule; fragment starts and areas from
-    :func:`vk_tests.replay.oracle_view`.  Exact: positions in integers of 1/64 pixel (fragment
+    :func:`vk_tests.replay.judge.oracle_view`.  Exact: positions in integers of 1/64 pixel (fragment
     starts are integers, samples multiples of 1/8, vertices multiples of 1/64), edge functions in
     int64."""
-    base, problems = replay.oracle_view(sc, plan, view, "clear")
+    base, problems = oracle_view(sc, plan, view, "clear")
     h, w = base.shape[:2]
     c2x, c2y = base[..., 0].astype(np.int64), base[..., 1].astype(np.int64)
     fw, fh = base[..., 2].astype(np.int64), base[..., 3].astype(np.int64)
@@ -267,7 +274,7 @@ def oracle_msaa(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Seq
 def judge_msaa(scene: Scene, out: CaseOutput) -> Verdict:
     """Every view's resolved image equals :func:`oracle_msaa` within 1 LSB."""
     sc, plan = plan_msaa(scene)
-    tri = _triangle(scene)
+    tri = triangle_of(scene)
     problems: list[str] = []
     mismatches: list[Mapping[str, Any]] = []
     partial = 0
@@ -288,20 +295,3 @@ def judge_msaa(scene: Scene, out: CaseOutput) -> Verdict:
         return Verdict(status="Fail", message="; ".join(problems), mismatches=tuple(mismatches))
     return Verdict(status="Pass", message=f"the resolved image equals the one-sample-set-per-fragment oracle within "
                                           f"1 LSB ({partial} partially covered pixels)")
-
-
-# ---- the cases --------------------------------------------------------------------------------
-def cases() -> list[Case]:
-    """B10's twin on every profile: a radial map (fa 1, 2, 4), one triangle with odd slopes."""
-    out = []
-    for gpu in replay.GPUS:
-        fov = {"format": "R32G32_SFLOAT",
-               "views": [{"generator": "radial", "size": [12, 8], "center": [176, 120], "radii": [48, 96],
-                          "densities": [1.0, 0.5, 0.25]}]}
-        scenario = {"gpu": gpu, "framebuffer": [384, 256], "tile_size": list(replay._GPUS[gpu][1]),
-                    "bin_merging": "off", "density": fov}
-        out.append(Case(name=f"replay.msaa_resolve.4x_triangle.{gpu}", backend="replay",
-                        description="B10 twin: 4x MSAA colour resolved in GMEM, then the scaled store; judged by one "
-                                    "sample set per fragment (samples scaled by the fragment area)",
-                        scene=msaa_scene(scenario), run=run_msaa, judge=judge_msaa))
-    return out

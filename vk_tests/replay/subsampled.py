@@ -6,7 +6,7 @@ tu_subsampled_image.cc, tu_clear_blit.cc; revisions in the functions' docstrings
 
 1. ``tu_calc_subsampled`` places every rendered tile in the subsampled image (shifted or
    un-subsampled by the solver);
-2. the bins are rendered as the base replay does (:class:`vk_tests.replay.Replayer`), colouring
+2. the bins are rendered as the base replay does (:class:`vk_tests.replay.render.Replayer`), colouring
    every fragment with :func:`scene_colour` of its centre (``scene_color.frag``), and each tile is
    stored twice: through the ordinary A2D store into the expanded (non-subsampled) framebuffer
    image, and through the subsampled slow store (``fdm_apply_store_coords`` /
@@ -60,44 +60,65 @@ from layout_solver import (
     tu_calc_subsampled_aprons,
 )
 from layout_solver.reconstruct import sample_points
+from turnip_base.errors import NotSupported
+from turnip_base.harness import Handle, Vulkan
 
-from . import replay
-from .cases import Case, CaseOutput, Scene, Verdict, first_mismatches
-from .graphics import (
-    ColorTarget,
+from ..graphics.passes import (
     cmd_blit,
     cmd_clear_image,
     cmd_copy,
-    load_spv,
+)
+from ..graphics.shaders import load_spv
+from ..graphics.targets import (
+    ColorTarget,
     read_image,
     require_graphics,
     vk_format,
 )
-from .harness import Handle, NotSupported, Vulkan
-
-__all__ = ["BORDERS", "FILTERS", "ADDRESSING", "cases", "judge_subsampled", "nearest_regions", "oracle_colours",
-           "run_subsampled", "scene_colour", "subsampled_scene"]
+from ..suite.cases import CaseOutput, Scene, Verdict, first_mismatches
+from .judge import oracle_view
+from .render import Replayer, box_rect, fits, inclusive_box, intersect, rect_box
+from .scene import plan_scene
 
 Pair = tuple[int, int]
 Box = tuple[int, int, int, int]
+
+
 U8Image = npt.NDArray[np.uint8]
 
+
 FMT = "rgba8"
+
+
 #: what the subsampled image and GMEM hold before anything is stored (alpha 0: no fragment has it)
 GARBAGE8: tuple[float, float, float, float] = (1.0, 0.0, 1.0, 0.0)
+
+
 FILTERS = ("nearest", "linear")
+
+
 ADDRESSING = ("clamp_to_edge", "clamp_to_border")
+
+
 #: name -> (VkBorderColor attribute, RGBA in [0, 1])
 BORDERS: dict[str, tuple[str, tuple[float, float, float, float]]] = {
     "transparent_black": ("VK_BORDER_COLOR_FLOAT_TRANSPARENT_BLACK", (0.0, 0.0, 0.0, 0.0)),
     "opaque_white": ("VK_BORDER_COLOR_FLOAT_OPAQUE_WHITE", (1.0, 1.0, 1.0, 1.0)),
 }
+
+
 #: layers the metadata buffer of the shader holds (``vec4 md[2 * 514]``)
 MAX_LAYERS = 2
+
+
 #: about how many pixel centres are compared besides the bin-edge bands
 SAMPLES = 3000
+
+
 #: the bin-edge band of sample_points (pixels)
 BAND = 4
+
+
 #: LINEAR slack on top of the bound: 1 LSB at 8 bits and the filter's rounding
 LINEAR_TOL = 1.5 / 255
 
@@ -111,7 +132,7 @@ def subsampled_scene(scenario: Mapping[str, Any], filter: str, addressing: str, 
             "sampler": {"filter": filter, "addressing": addressing, "border": border}, "samples": samples}
 
 
-def _sampler(scene: Scene) -> tuple[str, str, str]:
+def sampler_of(scene: Scene) -> tuple[str, str, str]:
     s = scene.get("sampler", {})
     f, a, b = s.get("filter"), s.get("addressing"), s.get("border", "transparent_black")
     if f not in FILTERS:
@@ -124,9 +145,9 @@ def _sampler(scene: Scene) -> tuple[str, str, str]:
 
 
 def plan_subsampled(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
-    """Plan the scene (as :func:`vk_tests.replay.plan_scene`) and refuse what D8 does not cover."""
-    sc, plan = replay.plan_scene(scene)
-    _sampler(scene)
+    """Plan the scene (as :func:`vk_tests.replay.scene.plan_scene`) and refuse what D8 does not cover."""
+    sc, plan = plan_scene(scene)
+    sampler_of(scene)
     if sc.fdm_layers > MAX_LAYERS:
         raise fdm.NotModelled("replay", f"the sampling shader holds metadata for {MAX_LAYERS} layers")
     if sc.render_areas and any(r.as_tuple() != (0, 0, *sc.framebuffer) for r in sc.render_areas):
@@ -162,8 +183,8 @@ def scene_colour(c2x: npt.NDArray[np.int64], c2y: npt.NDArray[np.int64], fb: Pai
 def oracle_colours(sc: fdm.Scenario, plan: RenderPassPlan, view: int) -> tuple[U8Image, list[str]]:
     """The expanded image the large-fragment semantics give: every pixel of a rendered bin holds
     :func:`scene_colour` of its fragment's centre (fragments aligned to the bin's start); the
-    doubled centres come from :func:`vk_tests.replay.oracle_view` (which also checks the bins)."""
-    want16, problems = replay.oracle_view(sc, plan, view, "clear")
+    doubled centres come from :func:`vk_tests.replay.judge.oracle_view` (which also checks the bins)."""
+    want16, problems = oracle_view(sc, plan, view, "clear")
     c2x, c2y = want16[..., 0].astype(np.int64), want16[..., 1].astype(np.int64)
     out = scene_colour(c2x, c2y, sc.framebuffer)
     drawn = want16[..., 2] > 0
@@ -246,7 +267,7 @@ def nearest_regions(dst: tuple[int, int, int, int], src: tuple[float, float, flo
 
 # ---- the device run ---------------------------------------------------------------------------
 class SampledTarget(ColorTarget):
-    """A :class:`~vk_tests.graphics.ColorTarget` that can also be sampled."""
+    """A :class:`~vk_tests.graphics.targets.ColorTarget` that can also be sampled."""
 
     def __init__(self, ctx: Vulkan, width: int, height: int, fmt: str):
         vk = ctx.vk
@@ -282,7 +303,7 @@ def metadata_floats(layout: SubsampledLayout) -> npt.NDArray[np.float32]:
     return out
 
 
-class SubsampledReplayer(replay.Replayer):
+class SubsampledReplayer(Replayer):
     """The base replay with the colour scene, plus the subsampled store, the aprons and the
     sampling pass."""
 
@@ -331,15 +352,15 @@ class SubsampledReplayer(replay.Replayer):
         clipped to ``fdm_apply_render_area`` (``store_dst ∩ a2d_scissor``)."""
         sp = store_path(self.layout, tile)[v]
         rect = sp.slow_store_rect
-        src = replay.fits(replay._inclusive_box(*sp.store_src), self.size, self.stats)
-        dst = replay.fits(replay._inclusive_box(*sp.store_dst), self.staging_size, self.stats)
+        src = fits(inclusive_box(*sp.store_src), self.size, self.stats)
+        dst = fits(inclusive_box(*sp.store_dst), self.staging_size, self.stats)
         if rect is None or src is None or dst is None:
             return
-        kept = replay._intersect(dst, replay._rect_box(rect), (0, 0, *self.size0))
+        kept = intersect(dst, rect_box(rect), (0, 0, *self.size0))
         if kept is None:
             return
         cmd_blit(self.ctx, cb, self.gmem[0], src, self.sub_staging, dst)
-        cmd_copy(self.ctx, cb, self.sub_staging, self.sub[v], replay._box_rect(kept))
+        cmd_copy(self.ctx, cb, self.sub_staging, self.sub[v], box_rect(kept))
         self.stats["subsampled_stores"] += 1
         self.stats["subsampled_views"] += int(sp.subsampled_view)
 
@@ -351,7 +372,7 @@ class SubsampledReplayer(replay.Replayer):
                 if hull is None:
                     continue
                 # the blit reads the image as it is now (earlier aprons included): copy the source aside
-                cmd_copy(ctx, cb, self.sub[v], self.apron_src, replay._box_rect(hull))
+                cmd_copy(ctx, cb, self.sub[v], self.apron_src, box_rect(hull))
                 for s, d in regions:
                     cmd_blit(ctx, cb, self.apron_src, s, self.sub[v], d)
                 self.stats["aprons"] += 1
@@ -373,14 +394,14 @@ def _sampler_handle(ctx: Vulkan, filter: str, addressing: str, border: str) -> H
                                   borderColor=getattr(vk, BORDERS[border][0]),
                                   unnormalizedCoordinates=vk.VK_FALSE)
     sampler = vk.vkCreateSampler(ctx.device, info, None)
-    ctx._own(lambda: vk.vkDestroySampler(ctx.device, sampler, None))
+    ctx.own(lambda: vk.vkDestroySampler(ctx.device, sampler, None))
     return sampler
 
 
 def _sample(ctx: Vulkan, r: SubsampledReplayer, scene: Scene, view: int) -> npt.NDArray[np.float32]:
     """Run ``subsampled_sample.comp`` for one view: ``(N, 2, 4)`` float32 (subsampled, expanded)."""
     vk = ctx.vk
-    filter, addressing, border = _sampler(scene)
+    filter, addressing, border = sampler_of(scene)
     xs, ys = points(scene, r.plan, view)
     pts = normalized(r.plan, xs, ys)
     n = len(pts)
@@ -449,7 +470,7 @@ def run_subsampled(ctx: Vulkan, scene: Scene) -> CaseOutput:
 
 
 # ---- the judge --------------------------------------------------------------------------------
-def _window_range(img: npt.NDArray[np.float64], radius: Pair) -> tuple[npt.NDArray[np.float64],
+def window_range(img: npt.NDArray[np.float64], radius: Pair) -> tuple[npt.NDArray[np.float64],
                                                                           npt.NDArray[np.float64]]:
     """Per pixel and channel: max and min of ``img`` (H, W, C) over ``[p − r, p + r]`` (clipped)."""
     rx, ry = radius
@@ -473,7 +494,7 @@ def linear_bound(want: U8Image, plan: RenderPassPlan, view: int, xs: npt.NDArray
     H, W = want.shape[:2]
     fas = [t.views[view].frag_area for t in plan.tiles if t.views[view].visible]
     r = (max(f[0] for f in fas) + 1, max(f[1] for f in fas) + 1)
-    hi, lo = _window_range(want.astype(np.float64) / 255.0, r)
+    hi, lo = window_range(want.astype(np.float64) / 255.0, r)
     px = np.clip(np.floor(xs).astype(np.int64), 0, W - 1)
     py = np.clip(np.floor(ys).astype(np.int64), 0, H - 1)
     h, low = hi[py, px], lo[py, px]
@@ -488,7 +509,7 @@ def judge_subsampled(scene: Scene, out: CaseOutput) -> Verdict:
     """The expanded image against the large-fragment oracle (exact), then the subsampled samples
     against the expanded ones: exact for NEAREST, within the neighbourhood bound for LINEAR."""
     sc, plan = plan_subsampled(scene)
-    filter, addressing, border = _sampler(scene)
+    filter, addressing, border = sampler_of(scene)
     problems: list[str] = []
     mismatches: list[Mapping[str, Any]] = []
     total = 0
@@ -537,16 +558,6 @@ def judge_subsampled(scene: Scene, out: CaseOutput) -> Verdict:
                                           f"({filter}, {addressing}, border {border})")
 
 
-# ---- the cases --------------------------------------------------------------------------------
-def _values(rows: Sequence[Sequence[float]]) -> dict[str, Any]:
-    return {"format": "R32G32_SFLOAT", "views": [{"values": [list(r) for r in rows]}]}
-
-
-def _case(name: str, description: str, scene: dict[str, Any]) -> Case:
-    return Case(name=name, backend="replay", description=description, scene=scene, run=run_subsampled,
-                judge=judge_subsampled)
-
-
 #: a 6 x 4 density map (64 x 64 texels on 384 x 256): 1x1 in the middle, 2x2 and 4x4 around,
 #: so 1x1 bins sit next to subsampled ones (the solver shifts or un-subsamples) and scales differ
 #: across many seams
@@ -554,45 +565,3 @@ SEAMS = ((0.25, 0.5, 0.5, 0.5, 0.25, 0.25),
          (0.5, 1.0, 1.0, 0.5, 0.5, 0.25),
          (0.5, 1.0, 0.5, 0.5, 0.25, 0.5),
          (0.25, 0.5, 0.5, 0.25, 0.25, 1.0))
-
-#: per GPU: a tile size with room for shifts (x on a730: T 128 > T/2 + tile_align 64)
-_TILES: dict[str, Pair] = {"a650": (192, 64), "a730": (128, 64), "a750": (192, 64)}
-
-
-def _base(gpu: str, **fields: Any) -> dict[str, Any]:
-    sc: dict[str, Any] = {"gpu": gpu, "framebuffer": [384, 256], "tile_size": list(_TILES[gpu]),
-                          "bin_merging": "off", "density": _values(SEAMS)}
-    sc.update(fields)
-    return sc
-
-
-def cases() -> list[Case]:
-    """D8: the subsampled layout on every profile, both filters, both addressing modes, shifted and
-    un-subsampled bins, FDM offsets (image slop, the partial first row and column)."""
-    out: list[Case] = []
-    for gpu in replay.GPUS:
-        for f in FILTERS:
-            out.append(_case(f"replay.subsampled.{f}_edge.{gpu}",
-                             f"D8: the subsampled image built by real blits (store + aprons), sampled {f.upper()} "
-                             "CLAMP_TO_EDGE through the metadata transform vs the expanded image; seams between "
-                             "1x1, 2x2 and 4x4 bins",
-                             subsampled_scene(_base(gpu), f, "clamp_to_edge")))
-    for gpu, border in (("a650", "opaque_white"), ("a730", "transparent_black"), ("a750", "opaque_white")):
-        out.append(_case(f"replay.subsampled.linear_border.{gpu}",
-                         f"D8: LINEAR CLAMP_TO_BORDER ({border}): the image edges are the framebuffer edges",
-                         subsampled_scene(_base(gpu), "linear", "clamp_to_border", border)))
-    out.append(_case("replay.subsampled.nearest_border.a730",
-                     "D8: NEAREST CLAMP_TO_BORDER (transparent black)",
-                     subsampled_scene(_base("a730"), "nearest", "clamp_to_border")))
-    out.append(_case("replay.subsampled.unsubsampled.a730",
-                     "D8: a730 with 64 x 32 tiles: no room to shift (tile_align 64), 1x1 bins next to subsampled "
-                     "ones un-subsample them; LINEAR CLAMP_TO_EDGE",
-                     subsampled_scene(_base("a730", tile_size=[64, 32]), "linear", "clamp_to_edge")))
-    for gpu in ("a730", "a750"):
-        for f in FILTERS:
-            out.append(_case(f"replay.subsampled.offset_{f}.{gpu}",
-                             f"D8: FDM offset (24, -40): image slop (width0 = W + tile_align), the partial first "
-                             f"row and column, b_o' alignment; {f.upper()} CLAMP_TO_BORDER",
-                             subsampled_scene(_base(gpu, fdm_offset_create_flag=True, fdm_offsets=[[24, -40]]),
-                                              f, "clamp_to_border")))
-    return out

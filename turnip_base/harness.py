@@ -5,11 +5,14 @@
   index or by a substring of its name (argument, else ``TURNIP_FDM_DEVICE``) and creates a
   logical device with one queue (graphics + compute when the device has one).
 * Anything the machine lacks (the loader, a device, the layer, a format feature) raises
-  :class:`fdm.errors.NotSupported` (importable from here too) whose message names the
-  missing piece.
+  :class:`turnip_base.errors.NotSupported` whose message names the missing piece.
 * Buffers, images with per-level views, descriptor sets, compute pipelines, one-shot
   command buffers and timestamp queries are thin wrappers that the :class:`Vulkan` object
-  destroys in reverse order on :meth:`Vulkan.close`.
+  destroys in reverse order on :meth:`Vulkan.close`; whatever else a caller creates it hands
+  over with :meth:`Vulkan.own`.
+* :meth:`Vulkan.create_image` is the one place an image is created, given device-local memory
+  and bound (every image class of the suites calls it), :meth:`Vulkan.image_view` the one
+  place a view is made.
 
 Every create-info struct is bound to a local name until the call that uses it returns:
 the binding can free a temporary struct (and the strings it points to) early
@@ -27,10 +30,10 @@ import attrs
 import numpy as np
 from numpy.typing import NDArray
 
-from fdm.errors import NotSupported
+from .errors import NotSupported
 
-__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "DeviceSetup", "Handle", "Image", "NotSupported",
-           "Vulkan", "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
+__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "DeviceSetup", "Handle", "Image", "Vulkan",
+           "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
 
 VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
 DEVICE_ENV = "TURNIP_FDM_DEVICE"
@@ -132,8 +135,8 @@ class Buffer:
                                         memoryTypeIndex=ctx.memory_type(req.memoryTypeBits, props))
         self.memory = vk.vkAllocateMemory(ctx.device, alloc, None)
         vk.vkBindBufferMemory(ctx.device, self.handle, self.memory, 0)
-        ctx._own(lambda: vk.vkDestroyBuffer(ctx.device, self.handle, None))
-        ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
+        ctx.own(lambda: vk.vkDestroyBuffer(ctx.device, self.handle, None))
+        ctx.own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
 
     def write(self, data: NDArray[Any], offset: int = 0) -> None:
         vk = self.ctx.vk
@@ -155,35 +158,10 @@ class Image:
 
     def __init__(self, ctx: Vulkan, width: int, height: int, levels: int, fmt: int, view_fmt: int,
                  usage: int, flags: int = 0):
-        vk = ctx.vk
         self.ctx, self.width, self.height, self.levels, self.format = ctx, width, height, levels, fmt
-        extent = vk.VkExtent3D(width=width, height=height, depth=1)
-        info = vk.VkImageCreateInfo(
-            flags=flags, imageType=vk.VK_IMAGE_TYPE_2D, format=fmt, extent=extent, mipLevels=levels,
-            arrayLayers=1, samples=vk.VK_SAMPLE_COUNT_1_BIT, tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage,
-            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
-        self.handle = vk.vkCreateImage(ctx.device, info, None)
-        req = vk.vkGetImageMemoryRequirements(ctx.device, self.handle)
-        alloc = vk.VkMemoryAllocateInfo(
-            allocationSize=req.size,
-            memoryTypeIndex=ctx.memory_type(req.memoryTypeBits, vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
-        self.memory = vk.vkAllocateMemory(ctx.device, alloc, None)
-        vk.vkBindImageMemory(ctx.device, self.handle, self.memory, 0)
-        ctx._own(lambda: vk.vkDestroyImage(ctx.device, self.handle, None))
-        ctx._own(lambda: vk.vkFreeMemory(ctx.device, self.memory, None))
-        self.views: list[Handle] = []
-        for level in range(levels):
-            rng = vk.VkImageSubresourceRange(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, baseMipLevel=level,
-                                             levelCount=1, baseArrayLayer=0, layerCount=1)
-            vinfo = vk.VkImageViewCreateInfo(image=self.handle, viewType=vk.VK_IMAGE_VIEW_TYPE_2D, format=view_fmt,
-                                             subresourceRange=rng)
-            view = vk.vkCreateImageView(ctx.device, vinfo, None)
-            self.views.append(view)
-
-            def destroy_view(view: Handle = view) -> None:
-                vk.vkDestroyImageView(ctx.device, view, None)
-
-            ctx._own(destroy_view)
+        self.handle = ctx.create_image((width, height), fmt, usage, levels=levels, flags=flags)
+        self.views: list[Handle] = [ctx.image_view(self.handle, view_fmt, base_level=level, levels=1)
+                                    for level in range(levels)]
 
     def level_size(self, level: int) -> tuple[int, int]:
         return max(1, self.width >> level), max(1, self.height >> level)
@@ -323,7 +301,7 @@ class Vulkan:
         pinfo = vk.VkCommandPoolCreateInfo(queueFamilyIndex=self.info.queue_family,
                                            flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT)
         self.pool = vk.vkCreateCommandPool(self.device, pinfo, None)
-        self._own(lambda: vk.vkDestroyCommandPool(self.device, self.pool, None))
+        self.own(lambda: vk.vkDestroyCommandPool(self.device, self.pool, None))
         self.memory_props = vk.vkGetPhysicalDeviceMemoryProperties(self.physical)
 
     # ---- queries ----------------------------------------------------------------------
@@ -369,8 +347,46 @@ class Vulkan:
         raise NotSupported(f"device {self.info.name}: no memory type with property flags {props:#x}")
 
     # ---- objects ----------------------------------------------------------------------
-    def _own(self, destroy: Callable[[], None]) -> None:
+    def own(self, destroy: Callable[[], None]) -> None:
+        """Destroy with ``destroy()`` what the caller just created: at :meth:`close`, or when the
+        enclosing :meth:`scope` ends, in reverse order of creation."""
         self._owned.append(destroy)
+
+    def create_image(self, size: tuple[int, int], fmt: int, usage: int, *, levels: int = 1, layers: int = 1,
+                     samples: int = 1, flags: int = 0) -> Handle:
+        """A 2D optimal-tiling image (exclusive, initially UNDEFINED) with device-local memory
+        bound to it; both are owned (:meth:`own`).  ``samples`` is a ``VkSampleCountFlagBits``."""
+        vk = self.vk
+        info = vk.VkImageCreateInfo(
+            flags=flags, imageType=vk.VK_IMAGE_TYPE_2D, format=fmt,
+            extent=vk.VkExtent3D(width=size[0], height=size[1], depth=1), mipLevels=levels, arrayLayers=layers,
+            samples=samples, tiling=vk.VK_IMAGE_TILING_OPTIMAL, usage=usage,
+            sharingMode=vk.VK_SHARING_MODE_EXCLUSIVE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED)
+        image = vk.vkCreateImage(self.device, info, None)
+        self.own(lambda: vk.vkDestroyImage(self.device, image, None))
+        req = vk.vkGetImageMemoryRequirements(self.device, image)
+        alloc = vk.VkMemoryAllocateInfo(
+            allocationSize=req.size,
+            memoryTypeIndex=self.memory_type(req.memoryTypeBits, vk.VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        memory = vk.vkAllocateMemory(self.device, alloc, None)
+        self.own(lambda: vk.vkFreeMemory(self.device, memory, None))
+        vk.vkBindImageMemory(self.device, image, memory, 0)
+        return image
+
+    def image_view(self, image: Handle, fmt: int, *, view_type: int | None = None, aspect: int | None = None,
+                   base_level: int = 0, levels: int = 1, layers: int = 1, flags: int = 0) -> Handle:
+        """An owned view of ``levels`` mip levels from ``base_level`` and ``layers`` array layers
+        (default: 2D, colour aspect)."""
+        vk = self.vk
+        rng = vk.VkImageSubresourceRange(
+            aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT if aspect is None else aspect, baseMipLevel=base_level,
+            levelCount=levels, baseArrayLayer=0, layerCount=layers)
+        info = vk.VkImageViewCreateInfo(flags=flags, image=image,
+                                        viewType=vk.VK_IMAGE_VIEW_TYPE_2D if view_type is None else view_type,
+                                        format=fmt, subresourceRange=rng)
+        view = vk.vkCreateImageView(self.device, info, None)
+        self.own(lambda: vk.vkDestroyImageView(self.device, view, None))
+        return view
 
     @contextlib.contextmanager
     def scope(self) -> Iterator[Vulkan]:
@@ -394,7 +410,7 @@ class Vulkan:
         vk = self.vk
         info = vk.VkShaderModuleCreateInfo(codeSize=len(spv), pCode=spv)
         module = vk.vkCreateShaderModule(self.device, info, None)
-        self._own(lambda: vk.vkDestroyShaderModule(self.device, module, None))
+        self.own(lambda: vk.vkDestroyShaderModule(self.device, module, None))
         return module
 
     def descriptor_set_layout(self, bindings: Sequence[tuple[int, int, int]]) -> Handle:
@@ -405,7 +421,7 @@ class Vulkan:
                    for b, t, n in bindings]
         info = vk.VkDescriptorSetLayoutCreateInfo(pBindings=entries)
         layout = vk.vkCreateDescriptorSetLayout(self.device, info, None)
-        self._own(lambda: vk.vkDestroyDescriptorSetLayout(self.device, layout, None))
+        self.own(lambda: vk.vkDestroyDescriptorSetLayout(self.device, layout, None))
         return layout
 
     def pipeline_layout(self, set_layout: Handle, push_bytes: int) -> Handle:
@@ -414,7 +430,7 @@ class Vulkan:
         # a range of size 0 is invalid: no range when the shaders push nothing
         info = vk.VkPipelineLayoutCreateInfo(pSetLayouts=[set_layout], pPushConstantRanges=[rng] if push_bytes else [])
         layout = vk.vkCreatePipelineLayout(self.device, info, None)
-        self._own(lambda: vk.vkDestroyPipelineLayout(self.device, layout, None))
+        self.own(lambda: vk.vkDestroyPipelineLayout(self.device, layout, None))
         return layout
 
     def compute_pipeline(self, spv: bytes, layout: Handle, spec_u32: Sequence[int] = ()) -> Handle:
@@ -428,7 +444,7 @@ class Vulkan:
                                                    pName="main", pSpecializationInfo=spec)
         info = vk.VkComputePipelineCreateInfo(stage=stage, layout=layout)
         pipe = vk.vkCreateComputePipelines(self.device, vk.VK_NULL_HANDLE, 1, [info], None)[0]
-        self._own(lambda: vk.vkDestroyPipeline(self.device, pipe, None))
+        self.own(lambda: vk.vkDestroyPipeline(self.device, pipe, None))
         return pipe
 
     def descriptor_pool(self, sizes: Sequence[tuple[int, int]], max_sets: int) -> Handle:
@@ -437,21 +453,21 @@ class Vulkan:
         info = vk.VkDescriptorPoolCreateInfo(flags=vk.VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
                                              maxSets=max_sets, pPoolSizes=ps)
         pool = vk.vkCreateDescriptorPool(self.device, info, None)
-        self._own(lambda: vk.vkDestroyDescriptorPool(self.device, pool, None))
+        self.own(lambda: vk.vkDestroyDescriptorPool(self.device, pool, None))
         return pool
 
     def allocate_set(self, pool: Handle, layout: Handle) -> Handle:
         vk = self.vk
         info = vk.VkDescriptorSetAllocateInfo(descriptorPool=pool, pSetLayouts=[layout])
         dset = vk.vkAllocateDescriptorSets(self.device, info)[0]
-        self._own(lambda: vk.vkFreeDescriptorSets(self.device, pool, 1, [dset]))
+        self.own(lambda: vk.vkFreeDescriptorSets(self.device, pool, 1, [dset]))
         return dset
 
     def query_pool(self, count: int) -> Handle:
         vk = self.vk
         info = vk.VkQueryPoolCreateInfo(queryType=vk.VK_QUERY_TYPE_TIMESTAMP, queryCount=count)
         pool = vk.vkCreateQueryPool(self.device, info, None)
-        self._own(lambda: vk.vkDestroyQueryPool(self.device, pool, None))
+        self.own(lambda: vk.vkDestroyQueryPool(self.device, pool, None))
         return pool
 
     def timestamps_ns(self, pool: Handle, count: int) -> NDArray[np.float64]:

@@ -13,6 +13,8 @@ Scenes are JSON-able mappings (the bundle stores them as they are); images are n
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -24,9 +26,14 @@ import numpy.typing as npt
 Status = Literal["Pass", "Fail", "NotSupported", "QualityWarning"]
 STATUSES: tuple[Status, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning")
 #: how a case runs: on the host only, turnip's per-bin scheme replayed with ordinary Vulkan, a
-#: real FDM render pass, or a shading-rate attachment derived from the model's areas
+#: real FDM render pass, or a shading-rate attachment derived from the model's areas (a new
+#: backend adds its name here and its ``cases()`` to the table of :mod:`vk_tests.registry`)
 Backend = Literal["host", "replay", "fdm", "fsr"]
 BACKENDS: tuple[Backend, ...] = ("host", "replay", "fdm", "fsr")
+#: the mismatches a verdict keeps (the bundle and JUnit show the first ones)
+FIRST_MISMATCHES = 8
+#: a case name: dotted components of letters, digits, ``_``, ``-``, ``+``, ``=``, at least three
+NAME_RE = re.compile(r"[A-Za-z0-9_+=-]+(\.[A-Za-z0-9_+=-]+){2,}")
 
 Scene = Mapping[str, Any]
 ImageArray = npt.NDArray[Any]
@@ -50,7 +57,7 @@ class CaseOutput:
     info: Mapping[str, Any] = attrs.field(factory=dict)
 
 
-Device = Any  # vk_tests.harness.Vulkan, or None for host cases
+Device = Any  # turnip_base.harness.Vulkan, or None for host cases
 RunFn = Callable[[Device, Scene], CaseOutput]
 JudgeFn = Callable[[Scene, CaseOutput], Verdict]
 
@@ -68,6 +75,17 @@ class Case:
     needs_device: bool = True
 
 
+def case(name: str, description: str, scene: Scene, run: RunFn, judge: JudgeFn, needs_device: bool = True) -> Case:
+    """A case of the backend its name begins with (``replay.group.variant`` is a ``replay`` case);
+    ``ValueError`` when that is not one of :data:`BACKENDS`."""
+    head = name.split(".")[0]
+    for backend in BACKENDS:
+        if backend == head:
+            return Case(name=name, backend=backend, description=description, scene=scene, run=run, judge=judge,
+                        needs_device=needs_device)
+    raise ValueError(f"case name {name!r} must begin with one of {', '.join(BACKENDS)}")
+
+
 def first_mismatches(name: str, got: ImageArray, want: ImageArray, limit: int = 8,
                      tolerance: int = 0) -> tuple[Mapping[str, Any], ...]:
     """The first ``limit`` pixels (raster order) where ``got`` and ``want`` differ by more than
@@ -80,3 +98,28 @@ def first_mismatches(name: str, got: ImageArray, want: ImageArray, limit: int = 
     ys, xs = np.nonzero(diff > tolerance)
     return tuple({"image": name, "x": int(x), "y": int(y), "got": np.atleast_1d(got[y, x]).tolist(),
                   "want": np.atleast_1d(want[y, x]).tolist()} for y, x in zip(ys[:limit], xs[:limit], strict=True))
+
+
+def jsonable(value: Any, strict: bool = True) -> Any:
+    """``value`` with attrs instances, dataclasses, mappings, sequences and numpy scalars/arrays
+    turned into JSON types (dict, list, int, float, str, bool, None); anything else raises
+    ``TypeError`` (``strict``) or becomes its ``str()``."""
+    import numpy as np
+
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if attrs.has(type(value)):
+        return {k: jsonable(v, strict) for k, v in attrs.asdict(value, recurse=False).items()}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: jsonable(getattr(value, f.name), strict) for f in dataclasses.fields(value)}
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v, strict) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v, strict) for v in value]
+    if not strict:
+        return str(value)
+    raise TypeError(f"{type(value).__name__} is not JSON-able: {value!r:.80}")

@@ -1,0 +1,9 @@
+"""The bottom layer every turnip-fdm package shares; it imports no other project package.
+
+* :mod:`turnip_base.errors` — the error contract (four refusals, one line each);
+* :mod:`turnip_base.options` — :func:`~turnip_base.options.choice`, the one validation of a
+  string option;
+* :mod:`turnip_base.harness` — the Vulkan harness (device selection, the validation layer,
+  buffers, images, compute pipelines, one-shot submissions) that ``vk_tests`` and
+  ``mipmap.gpu`` build on.
+"""
