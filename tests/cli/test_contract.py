@@ -3,18 +3,34 @@ for all of them, limits checked before allocating, and a fuzz run of the contrac
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import fdm
 from fdm.errors import DriverAssertion, NotModelled, NotSupported, ScenarioError
-from turnip_fdm import cli, fuzz
+from turnip_fdm import cli
+
+
+def _load_fuzz() -> Any:
+    """The fuzzer, a test tool (tests/tools/fuzz.py), loaded from its file."""
+    path = Path(__file__).resolve().parents[1] / "tools" / "fuzz.py"
+    spec = importlib.util.spec_from_file_location("fuzz_tool", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_tool"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+fuzz = _load_fuzz()
 
 REPO = Path(__file__).resolve().parents[2]
 SUBCOMMANDS = ("plan", "check", "layout", "demo", "diff", "mipmap", "vk")

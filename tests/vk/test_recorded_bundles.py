@@ -1,6 +1,6 @@
-"""The recorded device runs under ``vk_tests/results/`` are re-derived by this version's judges.
+"""The recorded device runs under ``results/`` are re-derived by this version's judges.
 
-``vk_tests/results/h100/`` keeps every image the NVIDIA H100 read back (bundle version 2), so
+``results/h100/`` (outside the installed packages) keeps every image the NVIDIA H100 read back (bundle version 2), so
 ``turnip-fdm vk check`` judges its replay and fsr cases again from the pixels: a change of the
 model or an oracle that would have turned one of the device's verdicts shows up here, with the
 case's name, and no device is needed.
@@ -16,7 +16,10 @@ import pytest
 
 from turnip_fdm.cli import main
 
-H100 = Path(__file__).resolve().parents[2] / "vk_tests" / "results" / "h100"
+H100 = Path(__file__).resolve().parents[2] / "results" / "h100"
+
+#: re-deriving a whole bundle judges every stored image again (a minute on 2 cores)
+pytestmark = pytest.mark.slow
 
 
 def check(capsys: pytest.CaptureFixture[str], bundle: Path) -> tuple[int, list[str]]:
@@ -24,6 +27,7 @@ def check(capsys: pytest.CaptureFixture[str], bundle: Path) -> tuple[int, list[s
     return status, capsys.readouterr().out.splitlines()
 
 
+@pytest.mark.slow  # re-derives the whole recorded H100 bundle (~20 s each)
 def test_the_h100_run_is_re_derived(capsys: pytest.CaptureFixture[str]) -> None:
     summary = json.loads((H100 / "summary.json").read_text())
     status, lines = check(capsys, H100)
@@ -34,6 +38,7 @@ def test_the_h100_run_is_re_derived(capsys: pytest.CaptureFixture[str]) -> None:
     assert {"host", "replay", "fsr"} <= ran  # replay and fsr ran for real on the H100
 
 
+@pytest.mark.slow  # re-derives the whole recorded H100 bundle (~20 s each)
 def test_a_changed_pixel_of_the_h100_run_is_seen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The re-derivation reads the stored pixels: one fragment of an fsr case changed differs."""
     import io

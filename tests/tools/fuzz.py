@@ -1,6 +1,6 @@
 """Feed malformed inputs through the command line and check the error contract.
 
-``python -m turnip_fdm.fuzz [N] [--seed S] [--mem-limit-gb G] [--case-timeout S]`` (or
+``python tests/tools/fuzz.py [N] [--seed S] [--mem-limit-gb G] [--case-timeout S]`` (or
 ``./dev fuzz N``) draws ``N`` malformed inputs deterministically from ``S``: mutated scenario
 files (wrong types, huge and non-finite numbers, strings and booleans as densities, unknown
 and missing fields, nesting 1,000 deep, truncated and binary text), density images that lie
@@ -39,7 +39,7 @@ from typing import Any
 
 import attrs
 
-from .cli import main as cli_main
+from turnip_fdm.cli import main as cli_main
 
 Json = Any
 
@@ -471,7 +471,7 @@ def fuzz(n: int, seed: int = 0, timeout: float = 60.0,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m turnip_fdm.fuzz", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="tests/tools/fuzz.py", description=__doc__.split("\n\n")[0])
     ap.add_argument("n", type=int, nargs="?", default=10000, help="number of malformed inputs (default 10000)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--mem-limit-gb", type=float, default=3.0,
