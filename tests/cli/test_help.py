@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import re
+from typing import Any
 
 import pytest
 
@@ -33,7 +34,17 @@ def parsers() -> list[tuple[str, argparse.ArgumentParser]]:
 PARSERS = parsers()
 
 
-@pytest.mark.parametrize("name", [n for n, _ in PARSERS], ids=lambda n: n or "turnip-fdm")
+#: commands whose help is still their module docstring, owned elsewhere: strict xfail, so the
+#: entry must go when the help is rewritten
+NOT_YET = {"box": "vk_tests/box/cli.py (the box command, in progress): --help prints its module docstring"}
+
+
+def _param(name: str) -> Any:
+    marks = [pytest.mark.xfail(reason=NOT_YET[name], strict=True)] if name in NOT_YET else []
+    return pytest.param(name, marks=marks, id=name or "turnip-fdm")
+
+
+@pytest.mark.parametrize("name", [_param(n) for n, _ in PARSERS])
 def test_help_is_written_for_users(name: str) -> None:
     parser = dict(PARSERS)[name]
     text = parser.format_help()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,20 +65,25 @@ def test_example_plans_cleanly(name: str, capsys: pytest.CaptureFixture[str]) ->
     assert isinstance(plan, RenderPassPlan) and plan.tiles
 
 
-def _plan(tmp_path: Path, name: str, **change: str) -> RenderPassPlan:
+def _plan(tmp_path: Path, name: str, change: dict[str, str] | None = None, as_plan: bool = True,
+          **more: str) -> Any:
     text = (REPO / "examples" / name).read_text(encoding="utf-8")
-    for a, b in change.items():
-        assert a in text
+    for a, b in {**(change or {}), **more}.items():
+        assert a in text, a
         text = text.replace(a, b)
     (tmp_path / name).write_text(text, encoding="utf-8")
     plan = plan_render_pass(load_scenario(str(tmp_path / name)))
-    assert isinstance(plan, RenderPassPlan)
+    assert isinstance(plan, RenderPassPlan) or not as_plan
     return plan
 
 
 def test_the_numbers_the_comments_quote(tmp_path: Path) -> None:
     assert _plan(tmp_path, "msaa.toml").tiling.tile_size == (384, 224)
-    assert _plan(tmp_path, "msaa.toml", **{", samples = 4": ""}).tiling.tile_size == (672, 544)
+    single = _plan(tmp_path, "msaa.toml", **{", samples = 4": "", ", resolve = true": ""})
+    assert single.tiling.tile_size == (672, 544)
+    stored = _plan(tmp_path, "msaa.toml", {'samples = 4, store_op = "dont_care", resolve':
+                                           'samples = 4, store_op = "store", resolve'}, as_plan=False)
+    assert "Disabling fragment density map" in str(getattr(stored, "fdm_disabled_reason", ""))
     assert _plan(tmp_path, "a8xx.toml").tiling.tile_size == (1056, 1088)
     assert _plan(tmp_path, "a8xx.toml", **{'gpu = "a830"': 'gpu = "a740"'}).tiling.tile_size == (672, 544)
     upstream = _plan(tmp_path, "bin_merging.toml")
