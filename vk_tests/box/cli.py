@@ -23,6 +23,8 @@ from .jobs import SHIM_GPU_IDS
 from .root import DEFAULT_MESA, MESA_SUITES, check_mesa
 
 GPUS = tuple(SHIM_GPU_IDS)
+#: the Mesa releases the model has a reading of (its default variants follow 26.2: docs/driver-revisions.md)
+MODEL_RELEASES = ("26.2",)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -52,6 +54,8 @@ def register(subparsers: Any) -> None:
                         f"{', '.join(GPUS)}")
     c.add_argument("--generated", type=int, default=0, metavar="N", help="also N generated scenarios")
     c.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the generated scenarios (default 0)")
+    c.add_argument("--fdm-scenes", action="store_true",
+                   help="also the scenario of every case of the device suite's fdm backend (`vk list --backend fdm`)")
     c.add_argument("--junit", default=None, metavar="FILE", help="write a JUnit XML report")
     c.add_argument("--keep", default=None, metavar="DIR", help="keep the command streams (.rd) under DIR")
     _common(c)
@@ -68,10 +72,12 @@ def _no_sub(args: argparse.Namespace) -> int:
 
 
 def _setup(args: argparse.Namespace) -> int:
-    from .root import setup
+    from .root import STAMP, root_path, setup
 
     check_mesa(args.mesa)
-    print(f"turnip-fdm box: building the Mesa {args.mesa} root (mmdebstrap, about 30 s) ...", file=sys.stderr)
+    if args.force or not (root_path(args.mesa) / STAMP).is_file():
+        print(f"turnip-fdm: building the box's Debian root for Mesa {args.mesa} once (mmdebstrap of "
+              f"{'+'.join(MESA_SUITES[args.mesa])}, about 30 s) ...", file=sys.stderr)
     box = setup(args.mesa, force=args.force)
     print(f"box ready: Mesa {box.mesa_version} at {box.root}")
     return 0
@@ -88,12 +94,33 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
-def _scenarios(paths: list[str], generated: int, seed: int) -> list[tuple[str, Any]]:
+def fdm_scene_scenarios() -> list[tuple[str, Any]]:
+    """The scenario of every ``fdm`` case of the device suite (one per distinct scenario)."""
+    import json
+
+    import fdm
+    from vk_tests.registry import all_cases
+
+    out: list[tuple[str, Any]] = []
+    seen: set[str] = set()
+    for c in all_cases():
+        sc = c.scene.get("scenario") if c.backend == "fdm" else None
+        key = json.dumps(sc, sort_keys=True)
+        if sc is None or key in seen:
+            continue
+        seen.add(key)
+        out.append((c.name, fdm.parse_scenario(sc)))
+    return out
+
+
+def _scenarios(paths: list[str], generated: int, seed: int, fdm_scenes: bool = False) -> list[tuple[str, Any]]:
     import fdm
 
     out = []
     for p in paths:
         out.append((Path(p).stem, fdm.load_scenario(p)))
+    if fdm_scenes:
+        out += fdm_scene_scenarios()
     if generated:
         from .generate import generated_scenarios
 
@@ -113,7 +140,10 @@ def _check(args: argparse.Namespace) -> int:
         raise ScenarioError("--generated", f"must lie in [0, 100000], got {args.generated}")
     check_mesa(args.mesa)
     box = find_box(args.mesa, args.driver)
-    items = items_of(_scenarios(args.scenarios, args.generated, args.seed), args.gpu)
+    if args.mesa not in MODEL_RELEASES:
+        print(f"turnip-fdm: note: the model has no revisions of its own for Mesa {args.mesa} "
+              f"(docs/driver-revisions.md): it is compared as the {DEFAULT_MESA} reading", file=sys.stderr)
+    items = items_of(_scenarios(args.scenarios, args.generated, args.seed, args.fdm_scenes), args.gpu)
     keep = Path(args.keep) if args.keep else None
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)

@@ -148,7 +148,7 @@ def setup(mesa: str = DEFAULT_MESA, *, force: bool = False, log: object = None) 
     mirror = apt_mirror()
     suites = MESA_SUITES[mesa]
     target = suites[-1]
-    include = [f"{p}/{target}" if len(suites) > 1 and p.startswith(("mesa-", "libvulkan")) else p for p in PACKAGES]
+    include = [f"{p}/{target}" if len(suites) > 1 and p.startswith("mesa-") else p for p in PACKAGES]
     tmp = root.with_name(root.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.parent.mkdir(parents=True, exist_ok=True)
