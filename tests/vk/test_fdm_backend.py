@@ -246,6 +246,7 @@ def with_density(scene: dict[str, Any], n: int) -> dict[str, Any]:
     return s
 
 
+@pytest.mark.slow  # judges device-sized images (seconds each)
 def test_judge_turnip_exact_and_spec_bounds() -> None:
     scene = scene_of("fdm.uniform_area.2x2.rp2")
     want = fdm_expected.turnip_expectation(scene, "a750", "rp2")
@@ -266,6 +267,7 @@ def test_judge_turnip_exact_and_spec_bounds() -> None:
     assert v.status == "Fail" and "nor a fragment that contains them" in v.message
 
 
+@pytest.mark.slow  # judges device-sized images (seconds each)
 def test_judge_spec_legal_but_not_turnip() -> None:
     """A 1x1 rendering of the 2x2 map is legal (area <= 4.03) but is not what turnip does: Fail on
     turnip, Pass (with the difference as information) elsewhere."""
@@ -396,6 +398,7 @@ def test_core_scenes_give_many_bins_of_several_areas_on_turnips_own_tiling() -> 
     assert fdm_expected.turnip_bins(small)["a750"] == {"bins": 1, "tile": [384, 256], "areas": [[1, 1]]}
 
 
+@pytest.mark.slow  # judges device-sized images (seconds each)
 def test_area_window_on_turnip_is_its_bin() -> None:
     """turnip fetches the map once per bin: in a device-sized scene its plan gives fragments
     coarser than the texels around them allow (a 3x3-texel window rejects them), which the spec's

@@ -79,6 +79,7 @@ def depth_images(scene: dict[str, Any], profile: str | None) -> dict[str, np.nda
 
 
 @pytest.mark.parametrize("name", ["fdm.depth_lrz.a6xx_lowres.rp2", "fdm.depth_lrz.offset_first_rowcol.rp2"])
+@pytest.mark.slow  # judges device-sized depth images (seconds each)
 def test_depth_judge_passes_turnips_plan_and_fails_planted_bugs(name: str) -> None:
     scene = dict(case(name).scene)
     good = depth_images(scene, "a750")
@@ -99,6 +100,7 @@ def test_depth_judge_passes_turnips_plan_and_fails_planted_bugs(name: str) -> No
     assert v.status == "Fail" and "do not hold the nearest quad's depth" in v.message, v.message
 
 
+@pytest.mark.slow  # judges device-sized depth images (seconds each)
 def test_depth_judge_spec_legal_but_not_turnip() -> None:
     """Every fragment 1x1 is legal under any density but is not what turnip a650 does (its 20
     bins of the 1536x1024 scene have 1x1, 2x2 and 4x4 areas): Fail on a turnip a650, Pass
@@ -115,6 +117,7 @@ def test_depth_judge_spec_legal_but_not_turnip() -> None:
     assert v.status == "Pass" and "pixel(s) differ from turnip's plan for a650" in v.message, v.message
 
 
+@pytest.mark.slow  # judges device-sized depth images (seconds each)
 def test_depth_judge_catches_a_fragment_split_and_an_undrawn_hole() -> None:
     scene = dict(case("fdm.depth_lrz.a7xx_scaled.rp2").scene)
     good = depth_images(scene, None)   # the scene's own 96x32 bins: 1x1, 2x2 and 4x4 fragments

@@ -94,6 +94,7 @@ def test_judge_passes_turnips_plan_and_fails_a_missing_apron(profile: str) -> No
     assert v.status == "Fail" and "by more than the neighbourhood bound" in v.message, v.message
 
 
+@pytest.mark.slow  # judges device-sized sampled images (seconds each)
 def test_judge_foreign_expanded_image_fails_on_turnip_only() -> None:
     """A 1x1 rendering (legal) is not turnip's: Fail on turnip, information elsewhere."""
     scene = case().scene

@@ -27,7 +27,6 @@ def check(capsys: pytest.CaptureFixture[str], bundle: Path) -> tuple[int, list[s
     return status, capsys.readouterr().out.splitlines()
 
 
-@pytest.mark.slow  # re-derives the whole recorded H100 bundle (~20 s each)
 def test_the_h100_run_is_re_derived(capsys: pytest.CaptureFixture[str]) -> None:
     summary = json.loads((H100 / "summary.json").read_text())
     status, lines = check(capsys, H100)
@@ -38,7 +37,6 @@ def test_the_h100_run_is_re_derived(capsys: pytest.CaptureFixture[str]) -> None:
     assert {"host", "replay", "fsr"} <= ran  # replay and fsr ran for real on the H100
 
 
-@pytest.mark.slow  # re-derives the whole recorded H100 bundle (~20 s each)
 def test_a_changed_pixel_of_the_h100_run_is_seen(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The re-derivation reads the stored pixels: one fragment of an fsr case changed differs."""
     import io
