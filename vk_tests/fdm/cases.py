@@ -149,13 +149,21 @@ def _specs() -> list[_Spec]:
                                                       fdm_offsets=[[8, 8], [-8, -8]]))))
     one = {"format": "R8G8_UNORM", "views": [radial_bytes((12, 8), (150, 70), (40, 80), (1, 2, 4))]}
     # B3: the spec-v3 texel size with the floor: 1025/16 gives T = 64 (the pre-v3 ceil: 128);
-    # 33/16 gives T = 2, clamped to the device's minimum (turnip: 32)
+    # 33/16 gives T = 2, clamped to the device's minimum (turnip: 32).  T comes from the framebuffer;
+    # the viewport stops at the last multiple of the largest fragment (4): with the framebuffer's
+    # own edge (n = 4k + 1) the one-pixel last bin row and column of 4x4 bins had a patched viewport
+    # edge a quarter into a rendering pixel, and whether that pixel is shaded depends on how the GPU
+    # clips the oversized triangle there (implementation-defined: the H100 shaded it, lavapipe did
+    # not).  On whole-fragment edges every GPU agrees; the last row and column are still cleared
+    # and stored.
     for n in (33, 1025):
+        m = n // 4 * 4
         specs.append(_Spec(group="texel_size_floor", variant=f"fb{n}",
                            description=f"B3: a 16x16 checkerboard map (bytes 255/63 per texel) for a {n}x{n} "
                                        f"framebuffer: T = 2^ceil(log2(floor({n}/16))) decides which bins see which "
-                                       "texel",
-                           scene=replay_scene(_sc((n, n), checker(16, 16), tile_size=list(BIG_TILE)))))
+                                       f"texel (viewport {m}x{m}: every patched edge on a fragment boundary)",
+                           scene=replay_scene(_sc((n, n), checker(16, 16), tile_size=list(BIG_TILE),
+                                                  viewports=[[0, 0, m, m]]))))
     # B4: dynamic rendering, render area (64, 32, 192, 224) in a 256x256 image: T from the render
     # area's end, the outside keeps the background
     ra = [64, 32, 192, 224]
