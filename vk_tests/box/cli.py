@@ -23,6 +23,19 @@ from .jobs import SHIM_GPU_IDS
 from .root import DEFAULT_MESA, MESA_SUITES, check_mesa
 
 GPUS = tuple(SHIM_GPU_IDS)
+#: what ``turnip-fdm box --help`` says
+DESCRIPTION = """\
+Mesa's real turnip driver, run on this machine without an Adreno GPU, as the model's oracle.
+turnip opens an Adreno 618/630/660/730/740/750 under Mesa's noop DRM shim and records real command
+streams; the box decodes what it programs for every bin and compares it with the model.
+
+  box setup                 build the box once (a Debian root, cached; needs root)
+  box info                  the Mesa version, the GPUs it opens and their FDM extensions
+  box check SCENARIO...     each scenario through turnip and the model: one line per difference,
+                            exit status 0 only when nothing differs
+  box plan SCENARIO         the driver's per-bin programming beside the model's
+
+docs/box.md says what the box is, why its verdicts can be trusted and where it stops."""
 #: the Mesa releases the model has a reading of (its default variants follow 26.2: docs/driver-revisions.md)
 MODEL_RELEASES = ("26.2",)
 
@@ -37,7 +50,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def register(subparsers: Any) -> None:
     """Add the `box` sub-command."""
     bp = subparsers.add_parser("box", help="Mesa's real turnip without hardware: check the model against it",
-                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+                               description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     bp.set_defaults(func=_no_sub)
     sub = bp.add_subparsers(dest="box_command")
     s = sub.add_parser("setup", help="build the box's Debian root (once; cached under ~/.cache/turnip-fdm/box)")
