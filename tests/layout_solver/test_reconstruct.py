@@ -274,6 +274,7 @@ def test_demo_dropping_all_aprons_fails():
             assert not r.ok and r.aprons.applied == 0
 
 
+@pytest.mark.slow  # a whole reconstruction of a worked example, compared at every pixel (seconds)
 def test_11_7_dropping_the_fa1_fa2_apron_fails(plan_11_7):
     """§11.10: t->o apron (286, 0, 2, 80) <- [188,192) x [0,160) between (0,0) (fa 1) and (1,0)."""
     p = plan_11_7
@@ -287,6 +288,7 @@ def test_11_7_dropping_the_fa1_fa2_apron_fails(plan_11_7):
 
 # -- (d) §11.7 ----------------------------------------------------------------------------------
 
+@pytest.mark.slow  # a whole reconstruction of a worked example, compared at every pixel (seconds)
 def test_11_7_largest_linear_edge_error(plan_11_7):
     p = plan_11_7
     rec = reconstruct_view(p, tu_calc_subsampled(p), 0)
@@ -360,6 +362,7 @@ def test_detached_top_edge_single_tile_row(make_plan):
         assert compare(rec, "nearest", addressing).ok
 
 
+@pytest.mark.slow  # a whole reconstruction of a worked example, compared at every pixel (seconds)
 def test_detached_right_bottom_edges_with_slop_but_no_offsets(make_plan):
     """FINDING: an image created with SUBSAMPLED + FDM_OFFSET has tile_align of slop (1096 x 632
     for 1000 x 600) but a pass without offsets (or with a shared viewport) gives the solver

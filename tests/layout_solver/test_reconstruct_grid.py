@@ -161,7 +161,8 @@ def _same(x, y):
     return np.array_equal(x.view(np.uint64), y.view(np.uint64))   # bit for bit, NaN included
 
 
-@pytest.mark.parametrize("which", ["11.7", "11.9", "11.13", "merged_stick"])
+@pytest.mark.parametrize("which", [pytest.param("11.7", marks=pytest.mark.slow),   # seconds each: ./dev test
+                                   pytest.param("11.9", marks=pytest.mark.slow), "11.13", "merged_stick"])
 def test_pixel_blocks_are_the_scattered_sampler(which, plan_11_7, plan_11_9, plan_11_13, plan_merged_stick):
     p = {"11.7": plan_11_7, "11.9": plan_11_9, "11.13": plan_11_13, "merged_stick": plan_merged_stick}[which]
     L = tu_calc_subsampled(p)
@@ -234,8 +235,8 @@ DEMO_BEFORE = {
 }
 
 
-@pytest.mark.parametrize("key", [pytest.param(k, marks=[] if i == 0 else [pytest.mark.slow])
-                                 for i, k in enumerate(DEMO_BEFORE)])
+@pytest.mark.slow  # whole-demo reconstructions (1920x1920, seconds each): ./dev test and CI
+@pytest.mark.parametrize("key", list(DEMO_BEFORE))
 def test_demo_reconstruction_identical_to_before(key):
     view, filter, addressing, drop = key
     p, L = demo()
