@@ -120,6 +120,13 @@ def slots_of(plan: Any) -> int:
     return max((len(t.slots) for t in plan.tiles), default=len(plan.binning.slots))
 
 
+def views_of(plan: Any) -> int:
+    """How many views the FS constants carry (the plan's FS parameters per view)."""
+    if getattr(plan, "render_mode", "gmem") == "sysmem":
+        return len(plan.fs_params)
+    return max((len(t.fs_params) for t in plan.tiles), default=1)
+
+
 def judge(it: Item, rec: Recording) -> Outcome:
     """Compare one recording with the model's plan of the same scenario."""
     if rec.status == "NotSupported":
@@ -137,7 +144,7 @@ def judge(it: Item, rec: Recording) -> Outcome:
         chip = it.scenario.gpu.chip
         if chip not in DECODED_CHIPS:
             return Outcome(item=it, status=NOT_SUPPORTED, why=f"the box decodes a6xx/a7xx streams, not a{chip}xx")
-        dp = driver_pass(dump, slots_of(plan), chip)
+        dp = driver_pass(dump, slots_of(plan), chip, views_of(plan))
     except (StreamError, TurnipFdmError, KeyError, ValueError) as e:
         return Outcome(item=it, status=ERROR, why=f"decoding the stream: {e}")
     diffs, n = differences(it.name, it.gpu, dp, plan)

@@ -107,6 +107,16 @@ def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
             d.eq("foveat.hw_offset", fov.get("offsets", [])[:n],
                  [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.offsets][:n], i)
     _slots(d, b, t.slots, i, "")
+    if t.fs_params:
+        got = b.fs_params
+        want = tuple(((int(f.frag_size[0]), int(f.frag_size[1])), (float(f.frag_offset[0]), float(f.frag_offset[1])))
+                     for f in t.fs_params)
+        if got is None:
+            d.eq("fs_params", None, want, i)
+        else:
+            for v, (g, m) in enumerate(zip(got, want, strict=True)):
+                d.eq("fs_params.frag_area", g[0], m[0], i, v)
+                d.eq("fs_params.offset", g[1], m[1], i, v)
 
 
 def differences(name: str, gpu: str, driver: DriverPass, plan: Any) -> tuple[list[Difference], int]:

@@ -46,6 +46,9 @@ class Phase:
     foveat: dict[str, Any] | None              # a7xx: GRAS_BIN_FOVEAT and its offsets
     slots: tuple[Slot, ...]
     blit_scissors: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
+    #: per view ``(frag_area, o)`` of the fragment shader's FDM constants as patched for this bin
+    #: (``fdm_apply_fs_params``), when the bin's patches hold them
+    fs_params: tuple[tuple[tuple[int, int], tuple[float, float]], ...] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -78,8 +81,12 @@ class _Phases(Listener):
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
         if kind is not None:
-            self.current = {"kind": kind, "at_draw": None, "blits": []}
+            self.current = {"kind": kind, "at_draw": None, "blits": [], "patches": []}
             self.phases.append(self.current)
+
+    def mem_write(self, addr: int, values: tuple[int, ...]) -> None:
+        if self.current is not None and self.current["at_draw"] is None:
+            self.current["patches"].append(values)
 
     def draw(self, opcode: int, payload: tuple[int, ...]) -> None:
         # turnip's own clears and 3D blits draw rect lists; the application's draws do not
@@ -97,7 +104,25 @@ class _Phases(Listener):
                 self.current["blits"].append((R.reg_xy(tl), R.reg_xy(br)))
 
 
-def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int]) -> Phase:
+#: dwords per view of the FDM fragment-shader constants (fdm_apply_fs_params, tu_cmd_buffer.cc):
+#: uint frag_area.w, .h; float offset.x, .y; float 1/gmem_area.w, .h; float gmem_offset.x, .y.  The
+#: patch writes the constants themselves (no packet header) and stops after the last view's
+#: offset: 8 * views - 4 dwords (the stream shows it on a6xx and a7xx), or 8 * views.
+FS_PARAMS_STRIDE = 8
+
+
+def fs_params_of(patches: list[tuple[int, ...]], views: int) -> Any:
+    """The per-view ``(frag_area, o)`` of a bin's FS-constants patch, if the bin has one."""
+    for values in patches:
+        if len(values) not in (FS_PARAMS_STRIDE * views - 4, FS_PARAMS_STRIDE * views) or values[0] >> 28 in (4, 7):
+            continue
+        st = FS_PARAMS_STRIDE
+        return tuple(((values[st * v], values[st * v + 1]), (R.f32(values[st * v + 2]), R.f32(values[st * v + 3])))
+                     for v in range(views))
+    return None
+
+
+def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int], views: int = 1) -> Phase:
     regs = raw["at_draw"] if raw["at_draw"] is not None else end_regs
 
     def g(r: int) -> int:
@@ -118,16 +143,16 @@ def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int])
                  window_scissor=(R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_TL)), R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_BR))),
                  window_offset=R.reg_xy(g(R.RB_WINDOW_OFFSET)), bin_size=(bw, bh), force_lrz_dis=lrz_dis,
                  lrz_enable=bool(g(R.GRAS_LRZ_CNTL) & 1), foveat=fov, slots=tuple(out),
-                 blit_scissors=tuple(raw["blits"]))
+                 blit_scissors=tuple(raw["blits"]), fs_params=fs_params_of(raw["patches"], views))
 
 
-def driver_pass(dump: Dump, slots: int, chip: int) -> DriverPass:
+def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass:
     """Decode one render pass's submit of a ``chip``-generation GPU (6 or 7: the GPU the box was
     asked to open; the dump's chip id encodes newer parts differently); ``slots`` viewport slots
     are read per phase."""
     lis = _Phases(chip)
     walk(dump, lis)
-    phases = [_phase(p, chip, slots, lis.regs) for p in lis.phases]
+    phases = [_phase(p, chip, slots, lis.regs, views) for p in lis.phases]
     binning = next((p for p in phases if p.kind == "binning"), None)
     bins = tuple(p for p in phases if p.kind == "gmem")
     sysmem = next((p for p in phases if p.kind == "sysmem" and p.drawn), None)

@@ -113,6 +113,9 @@ class Listener:
     def marker(self, mode: int) -> None:  # noqa: B027
         pass
 
+    def mem_write(self, addr: int, values: tuple[int, ...]) -> None:  # noqa: B027
+        pass
+
     def draw(self, opcode: int, payload: tuple[int, ...]) -> None:  # noqa: B027
         pass
 
@@ -200,6 +203,7 @@ class Walk:
                 else:
                     self.groups[gid] = (addr, d0 & DS_COUNT_MASK, d0)
         elif op == CP_MEM_WRITE and len(p) >= 2:
+            self.listener.mem_write(p[0] | (p[1] << 32), p[2:])
             try:
                 self.memory.write(p[0] | (p[1] << 32), p[2:])
             except KeyError as e:
