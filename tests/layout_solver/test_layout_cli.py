@@ -4,6 +4,8 @@ and nothing written."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 import subprocess
@@ -16,10 +18,21 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DEMO = os.path.join(REPO, "fdm", "data", "demo.toml")
 
 
-def run(*args):
+def run_process(*args):
+    """The command as a user runs it: a new interpreter (``python -m turnip_fdm``)."""
     env = dict(os.environ, PYTHONPATH=REPO)
     return subprocess.run([sys.executable, "-m", "turnip_fdm", *args], capture_output=True, text=True, cwd=REPO,
                           env=env, timeout=300)
+
+
+def run(*args):
+    """The command in this process (``turnip_fdm.cli.main``, what the console script calls)."""
+    from turnip_fdm.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(args))
+    return subprocess.CompletedProcess(["turnip-fdm", *args], status, out.getvalue(), err.getvalue())
 
 
 def check_outputs(out):
@@ -93,5 +106,5 @@ def test_out_that_is_a_file_is_refused(tmp_path):
 
 
 def test_layout_help():
-    r = run("layout", "--help")
+    r = run_process("layout", "--help")
     assert r.returncode == 0 and "subsampled" in r.stdout
