@@ -42,13 +42,13 @@ def _div_round_up_u32(n: int, d: int) -> int:
     return u32(u32(n) + d - 1) // d
 
 
-def fdm_apply_gmem_clear_coords(rect: Rect4, frag_area: Pair, bin_rect: Rect4, common_bin_offset: Pair,
+def fdm_apply_gmem_clear_coords(rect: Rect4, frag_area: Pair, bin_rect: Rect4, common_bin_start: Pair,
                                 custom_resolve: bool = False) -> Corners:
     """``fdm_apply_gmem_clear_coords`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 05b96fda)
     for one view of one bin: ``(RB_RESOLVE_CNTL_1, RB_RESOLVE_CNTL_2)`` = ``((x1, y1), (x2, y2))``.
 
     ``rect`` is the framebuffer-space rectangle ``(x, y, w, h)`` to clear, ``frag_area`` and
-    ``bin_rect`` the view's ``fa`` and bin ``B``, ``common_bin_offset`` ``b_cs``.  In the order the
+    ``bin_rect`` the view's ``fa`` and bin ``B``, ``common_bin_start`` ``b_cs``.  In the order the
     driver does it:
 
     1. ``o = tu_fdm_per_bin_offset(fa, B.offset, b_cs)`` (asserts ``B.offset % fa == 0``:
@@ -59,7 +59,7 @@ def fdm_apply_gmem_clear_coords(rect: Rect4, frag_area: Pair, bin_rect: Rect4, c
     4. otherwise ``x1 = x / fa.w + o.x``, ``x2 = DIV_ROUND_UP(x + w, fa.w) + o.x - 1`` (``y``
        likewise), all ``unsigned``: C division truncates, sums wrap modulo 2**32.
     """
-    offset = tu_fdm_per_bin_offset(frag_area, (bin_rect[0], bin_rect[1]), common_bin_offset)
+    offset = tu_fdm_per_bin_offset(frag_area, (bin_rect[0], bin_rect[1]), common_bin_start)
     fw, fh = frag_area
     if custom_resolve:
         offset = (0, 0)

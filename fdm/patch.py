@@ -126,14 +126,14 @@ def _patch_each_slot(vs: ViewportState, user_viewports: Sequence[UserViewport], 
 
 
 def patch_slots(vs: ViewportState, user_viewports: Sequence[UserViewport], user_scissors: Sequence[Rect],
-                frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair,
+                frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_start: Pair,
                 hw_offsets: Sequence[Pair]) -> tuple[ViewportPatch, ...]:
     """Apply the viewport and scissor patchpoints for one bin (or the binning pass)."""
     def patch(v: int, vp: tuple[float, float, float, float], sc: Rect4) -> tuple[F32x4, tuple[Pair, Pair]]:
         fa: Pair = (frag_areas[v][0], frag_areas[v][1])
         b, hw = bins[v], hw_offsets[v]
-        pv = fdm_apply_viewport(vp, fa, b, common_bin_offset, hw)
-        tile_start = (common_bin_offset[0] - hw[0], common_bin_offset[1] - hw[1])
+        pv = fdm_apply_viewport(vp, fa, b, common_bin_start, hw)
+        tile_start = (common_bin_start[0] - hw[0], common_bin_start[1] - hw[1])
         return pv, scissor_transform(sc, fa, b, tile_start)
     return _patch_each_slot(vs, user_viewports, user_scissors, patch)
 
@@ -150,10 +150,10 @@ class FsParams:
     gmem_offset: Pair = (0, 0)
 
 
-def fs_params(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair) -> tuple[FsParams, ...]:
+def fs_params(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_start: Pair) -> tuple[FsParams, ...]:
     """One :class:`FsParams` per view (``frag_areas`` and ``bins`` both have one entry per view)."""
     return tuple(FsParams(frag_size=(fa[0], fa[1]),
-                          frag_offset=tu_fdm_per_bin_offset(fa, b[:2], common_bin_offset))
+                          frag_offset=tu_fdm_per_bin_offset(fa, b[:2], common_bin_start))
                  for fa, b in zip(frag_areas, bins, strict=True))
 
 
@@ -175,13 +175,13 @@ class BlitRects:
     store_src: tuple[Pair, Pair]  # source TL, BR in GMEM (rendering space)
 
 
-def blit_rects(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_offset: Pair,
+def blit_rects(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_start: Pair,
                hw_offsets: Sequence[Pair]) -> tuple[BlitRects, ...]:
     """``fdm_apply_load_coords`` uses ``o'`` of viewport 0 for every view (the blit uses
     viewport 0); ``fdm_apply_store_coords`` upscales GMEM ``[b_cs, b_cs + B.w/fa)`` to ``B``
     (non-subsampled images)."""
     out: list[BlitRects] = []
-    cx, cy = common_bin_offset
+    cx, cy = common_bin_start
     h0 = hw_offsets[0]
     for fa, b in zip(frag_areas, bins, strict=True):
         x, y, w, h = b
@@ -223,7 +223,7 @@ def custom_resolve_frag_areas(frag_area: Pair, view_subsampled: bool) -> tuple[P
     return (fa, (1, 1)) if view_subsampled else ((1, 1), fa)
 
 
-def fs_params_custom_resolve(frag_area: Pair, bin_rect: Rect4, common_bin_offset: Pair, tile_start: Pair,
+def fs_params_custom_resolve(frag_area: Pair, bin_rect: Rect4, common_bin_start: Pair, tile_start: Pair,
                              view_subsampled: bool) -> FsParams:
     """One view of ``fdm_apply_fs_params`` (src/freedreno/vulkan/tu_cmd_buffer.cc, pop-os @
     4ff7b570) with ``state->custom_resolve`` set.
@@ -237,21 +237,21 @@ def fs_params_custom_resolve(frag_area: Pair, bin_rect: Rect4, common_bin_offset
     exact divisions."""
     rfa, gfa = custom_resolve_frag_areas(frag_area, view_subsampled)
     offset = tu_fdm_per_bin_offset(rfa, bin_rect[:2], tile_start)
-    gmem_offset = tu_fdm_per_bin_offset(gfa, tile_start, common_bin_offset)
+    gmem_offset = tu_fdm_per_bin_offset(gfa, tile_start, common_bin_start)
     scale = (float(np.float32(1.0 / gfa[0])), float(np.float32(1.0 / gfa[1])))
     return FsParams(frag_size=rfa, frag_offset=offset, gmem_scale=scale, gmem_offset=gmem_offset)
 
 
-def viewport_early_out(frag_area: Pair, bin_rect: Rect4, common_bin_offset: Pair) -> bool:
+def viewport_early_out(frag_area: Pair, bin_rect: Rect4, common_bin_start: Pair) -> bool:
     """The first test of a slot in ``fdm_apply_viewports`` (src/freedreno/vulkan/tu_pipeline.cc,
     pop-os @ 26e5c1f9): ``fa == (1,1) && bin.offset == b_cs`` keeps the user viewport as it is.
     It reads the tile's ``fa`` and ``b_cs`` *before* the custom-resolve substitution of
     ``tile_start`` (docs/functions/custom_resolve.md, "Viewport left in framebuffer space")."""
-    return tuple(frag_area) == (1, 1) and tuple(bin_rect[:2]) == tuple(common_bin_offset)
+    return tuple(frag_area) == (1, 1) and tuple(bin_rect[:2]) == tuple(common_bin_start)
 
 
 def viewport_custom_resolve(viewport: tuple[float, float, float, float], frag_area: Pair, bin_rect: Rect4,
-                            common_bin_offset: Pair, tile_start: Pair, view_subsampled: bool
+                            common_bin_start: Pair, tile_start: Pair, view_subsampled: bool
                             ) -> tuple[np.float32, np.float32, np.float32, np.float32]:
     """One slot of ``fdm_apply_viewports`` (src/freedreno/vulkan/tu_pipeline.cc, pop-os @
     26e5c1f9) with ``state->custom_resolve`` set, outside the binning pass, float32.
@@ -263,7 +263,7 @@ def viewport_custom_resolve(viewport: tuple[float, float, float, float], frag_ar
     ``b_cs := tile_start`` and ``o' = 0``; its own early-out then returns exactly the values the
     general formula gives.)"""
     vx, vy, vw, vh = viewport
-    if viewport_early_out(frag_area, bin_rect, common_bin_offset):
+    if viewport_early_out(frag_area, bin_rect, common_bin_start):
         return (np.float32(vx), np.float32(vy), np.float32(vw), np.float32(vh))
     rfa, _ = custom_resolve_frag_areas(frag_area, view_subsampled)
     return fdm_apply_viewport(viewport, rfa, bin_rect, tile_start, (0, 0))
@@ -282,7 +282,7 @@ def scissor_custom_resolve(user_scissor: Rect4, frag_area: Pair, bin_rect: Rect4
 
 def patch_slots_custom_resolve(vs: ViewportState, user_viewports: Sequence[UserViewport],
                                user_scissors: Sequence[Rect], frag_areas: Sequence[Pair], bins: Sequence[Rect4],
-                               common_bin_offset: Pair, tile_starts: Sequence[Pair],
+                               common_bin_start: Pair, tile_starts: Sequence[Pair],
                                subsampled_views: int) -> tuple[ViewportPatch, ...]:
     """The viewport and scissor patchpoints of one bin in a custom-resolve subpass (not the
     binning pass): :func:`viewport_custom_resolve` and :func:`scissor_custom_resolve` per slot,
@@ -293,6 +293,6 @@ def patch_slots_custom_resolve(vs: ViewportState, user_viewports: Sequence[UserV
         fa: Pair = (frag_areas[v][0], frag_areas[v][1])
         b, start = bins[v], tile_starts[v]
         sub = bool(subsampled_views >> v & 1)
-        return (viewport_custom_resolve(vp, fa, b, common_bin_offset, start, sub),
+        return (viewport_custom_resolve(vp, fa, b, common_bin_start, start, sub),
                 scissor_custom_resolve(sc, fa, b, start, sub))
     return _patch_each_slot(vs, user_viewports, user_scissors, patch)

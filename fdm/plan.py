@@ -403,7 +403,7 @@ def plan_bins(sc: Scenario) -> PassBins | SysmemPlan:
         for v in range(nv):
             tu_fdm_per_bin_offset(t.frag_areas[v], bins[v][:2], b_cs)
         blit_rects(t.frag_areas, bins, b_cs, zeros)
-        tiles.append(TileBins(pos=t.pos, extent=t.sysmem_extent, bins=tuple(bins[:nv]),
+        tiles.append(TileBins(pos=t.pos, extent=t.extent, bins=tuple(bins[:nv]),
                               frag_areas=tuple(t.frag_areas[v] for v in range(nv)),
                               visible=tuple(t.visible(v) for v in range(nv))))
     return PassBins(bin_offsets=g.bin_offsets, tiles=tuple(tiles))
@@ -416,7 +416,7 @@ def _view_bins(t: TileConfig, st: PassState) -> tuple[Rect4, ...]:
         return view_bins(t, st)
     b_cs = common_bin_start(t, st)
     T = st.tile_size
-    return ((b_cs[0], b_cs[1], T[0] * t.sysmem_extent[0], T[1] * t.sysmem_extent[1]),) * st.views
+    return ((b_cs[0], b_cs[1], T[0] * t.extent[0], T[1] * t.extent[1]),) * st.views
 
 
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,
@@ -436,7 +436,7 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
         views = tuple(ViewPlan(view=v, visible=t.visible(v), bin=rect, frag_area=(1, 1), offset=(0, 0),
                                hw_offset=(0, 0), bin_offset=(0, 0)) for v in range(st.views))
         return TilePlan(
-            index=index, pos=t.pos, extent=t.sysmem_extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
+            index=index, pos=t.pos, extent=t.extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
             slot_mask=t.slot_mask, visible_views=t.visible_views, common_bin_start=b_cs, views=views,
             bin_is_scaled=False, bin_scale_en=False, foveat=foveat(t, st),
             lrz=lrz.valid and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
@@ -452,7 +452,7 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
                  bin_offset=bin_offsets[v] if shifted else (0, 0))
         for v in range(st.views))
     return TilePlan(
-        index=index, pos=t.pos, extent=t.sysmem_extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
+        index=index, pos=t.pos, extent=t.extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
         slot_mask=t.slot_mask, visible_views=t.visible_views, common_bin_start=b_cs, views=views,
         bin_is_scaled=bin_is_scaled(t, st), bin_scale_en=bin_scale_en(t, st), foveat=foveat(t, st),
         lrz=lrz.valid and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),

@@ -264,8 +264,8 @@ def _tile_values(t: TilePlan, plan: RenderPassPlan) -> Iterator[tuple[int | None
     views = len(t.views)
     if t.foveat.binscaleen:   # the FOVEAT scales and offsets are only written with bin_scale_en
         for i in range(HW_SLOTS):
-            yield min(i, views - 1), {f"hw_offset.x[{i}]": t.foveat.offsets[i][0],
-                                      f"hw_offset.y[{i}]": t.foveat.offsets[i][1],
+            yield min(i, views - 1), {f"hw_offset.x[{i}]": t.foveat.hw_offsets[i][0],
+                                      f"hw_offset.y[{i}]": t.foveat.hw_offsets[i][1],
                                       f"hw_scale.x[{i}]": t.foveat.xscale[i],
                                       f"hw_scale.y[{i}]": t.foveat.yscale[i]}
     for s in t.slots:

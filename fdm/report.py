@@ -92,7 +92,7 @@ def tile_json(t: TilePlan) -> dict[str, Any]:
         "fast_store": t.fast_store,
         "window_scissor": [list(t.window_scissor[0]), list(t.window_scissor[1])],
         "foveat": {"binscaleen": t.foveat.binscaleen, "xscale": list(t.foveat.xscale),
-                   "yscale": list(t.foveat.yscale), "offsets": [list(o) for o in t.foveat.offsets]},
+                   "yscale": list(t.foveat.yscale), "hw_offsets": [list(o) for o in t.foveat.hw_offsets]},
         "views": [_view_json(t, v) for v in t.views],
         "slots": [_slot_json(s) for s in t.slots],
     }

@@ -34,7 +34,7 @@ class TileConfig:
 
     cell: Pair                       # grid cell of this entry
     pos: Pair                        # top-left cell of the (merged) tile
-    sysmem_extent: Pair = (1, 1)     # E, in cells
+    extent: Pair = (1, 1)            # E, in cells (the driver names it after sysmem rendering)
     gmem_extent: Pair = (1, 1)       # G, in cells (width always 1)
     pipe: int = 0
     slot_mask: int = 0
@@ -136,7 +136,7 @@ def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin
         if both >> v & 1 and dst.frag_areas[v] != src.frag_areas[v]:
             return None
     (dx, dy), (sx, sy) = dst.pos, src.pos
-    (dw, dh), (sw, sh) = dst.sysmem_extent, src.sysmem_extent
+    (dw, dh), (sw, sh) = dst.extent, src.extent
     if variant == "upstream":
         if dx == sx:
             if dh != sh:
@@ -177,7 +177,7 @@ def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin
             areas[v] = src.frag_areas[v]
         if vis >> v & 1 and areas[v][1] < ext[1]:
             gh = hm
-    return attrs.evolve(dst, pos=src.pos, sysmem_extent=ext, gmem_extent=(dst.gmem_extent[0], gh),
+    return attrs.evolve(dst, pos=src.pos, extent=ext, gmem_extent=(dst.gmem_extent[0], gh),
                         visible_views=vis, slot_mask=slot, frag_areas=tuple(areas))
 
 

@@ -76,7 +76,7 @@ def check_frag_area(frag_area: Pair, field: str) -> None:
                                          f"density-0 view), got {tuple(frag_area)}")
 
 
-def tu_fdm_per_bin_offset(frag_area: Pair, bin_offset: Pair, common_bin_offset: Pair) -> Pair:
+def tu_fdm_per_bin_offset(frag_area: Pair, bin_start: Pair, common_bin_start: Pair) -> Pair:
     """``tu_fdm_per_bin_offset`` (src/freedreno/vulkan/tu_pipeline.cc): o = b_cs - b_s / fa.
 
     The affine map ``x -> x / fa + o`` sends the framebuffer-space bin start ``b_s`` to the
@@ -87,18 +87,18 @@ def tu_fdm_per_bin_offset(frag_area: Pair, bin_offset: Pair, common_bin_offset: 
     """
     check_frag_area(frag_area, "tu_fdm_per_bin_offset")
     fw, fh = frag_area
-    bx, by = bin_offset
+    bx, by = bin_start
     if bx % fw != 0 or by % fh != 0:
         raise DriverAssertion(
             "tu_fdm_per_bin_offset",
-            f"asserts bin.offset % frag_area == 0: bin_offset {tuple(bin_offset)} is not a multiple of "
+            f"asserts bin.offset % frag_area == 0: bin_start {tuple(bin_start)} is not a multiple of "
             f"frag_area {tuple(frag_area)}")
     # exact division: C truncation and the exact quotient agree once the assertion holds
-    return (derivations.per_bin_offset(common_bin_offset[0], bx, fw),
-            derivations.per_bin_offset(common_bin_offset[1], by, fh))
+    return (derivations.per_bin_offset(common_bin_start[0], bx, fw),
+            derivations.per_bin_offset(common_bin_start[1], by, fh))
 
 
-def hw_bin_offset(common_bin_offset: Pair, frag_area: Pair) -> Pair:
+def hw_bin_offset(common_bin_start: Pair, frag_area: Pair) -> Pair:
     """o' = b_cs - b_cs / fa, the a7xx HW bin-scaling offset.
 
     Models the ``frag_offsets[]`` computation in ``tu6_emit_tile_select``
@@ -106,11 +106,11 @@ def hw_bin_offset(common_bin_offset: Pair, frag_area: Pair) -> Pair:
     ``GRAS_BIN_FOVEAT_OFFSET_*`` and passed to patchpoints as ``hw_viewport_offsets``.
     """
     check_frag_area(frag_area, "tu6_emit_tile_select")
-    cx, cy = common_bin_offset
+    cx, cy = common_bin_start
     fw, fh = frag_area
     if cx < 0 or cy < 0:
         # b_cs is a window offset (uint32_t in the driver): a negative one is a bad argument
-        raise ScenarioError("common_bin_offset", f"must be non-negative, got {tuple(common_bin_offset)}")
+        raise ScenarioError("common_bin_start", f"must be non-negative, got {tuple(common_bin_start)}")
     if cx % fw or cy % fh:
         # b_cs is a multiple of the tile size, which fa divides; C truncation otherwise
         return (cx - c_div(cx, fw), cy - c_div(cy, fh))
@@ -299,7 +299,7 @@ F32x4 = tuple[np.float32, np.float32, np.float32, np.float32]
 
 
 def fdm_apply_viewport(viewport: tuple[float, float, float, float], frag_area: Pair, bin_rect: Rect,
-                       common_bin_offset: Pair, hw_offset: Pair) -> F32x4:
+                       common_bin_start: Pair, hw_offset: Pair) -> F32x4:
     """One slot of ``fdm_apply_viewports`` (src/freedreno/vulkan/tu_pipeline.cc), float32.
 
     Returns the patched ``(x, y, width, height)``.  Early-out: ``fa == (1,1)`` and
@@ -308,11 +308,11 @@ def fdm_apply_viewport(viewport: tuple[float, float, float, float], frag_area: P
     ``w' = w*scale`` (the viewport ends up in LRZ space; the HW adds ``o'``).
     """
     x, y, w, h = (F32(v) for v in viewport)
-    if tuple(frag_area) == (1, 1) and tuple(bin_rect[:2]) == tuple(common_bin_offset):
+    if tuple(frag_area) == (1, 1) and tuple(bin_rect[:2]) == tuple(common_bin_start):
         return x, y, w, h
     sx = F32(F32(1.0) / F32(frag_area[0]))
     sy = F32(F32(1.0) / F32(frag_area[1]))
-    o = tu_fdm_per_bin_offset(frag_area, bin_rect[:2], common_bin_offset)
+    o = tu_fdm_per_bin_offset(frag_area, bin_rect[:2], common_bin_start)
     ox, oy = o[0] - hw_offset[0], o[1] - hw_offset[1]
     return (F32(F32(sx * x) + F32(ox)), F32(F32(sy * y) + F32(oy)), F32(w * sx), F32(h * sy))
 

@@ -186,7 +186,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
                 y = max(py - 1, 0)
                 while y <= min(py + eh, tch - 1):
                     ocfg = grid.root(xn, y)
-                    y = ocfg.pos[1] + ocfg.sysmem_extent[1]
+                    y = ocfg.pos[1] + ocfg.extent[1]
                     o = layout.tile(xn, ocfg.pos[1]) if ocfg.visible_views else None
                     if o is None or not o.visible(view):
                         continue
@@ -200,7 +200,7 @@ def tu_calc_subsampled_aprons(layout: SubsampledLayout, layer: int, *, revision:
                 x = px
                 while x <= px + ew - 1:
                     ocfg = grid.root(x, yn)
-                    x = ocfg.pos[0] + ocfg.sysmem_extent[0]
+                    x = ocfg.pos[0] + ocfg.extent[0]
                     o = layout.tile(ocfg.pos[0], yn) if ocfg.visible_views else None
                     if o is None or not o.visible(view):
                         continue

@@ -272,7 +272,7 @@ class _Solver:
 
     def default_pos(self, w: _Work, view: int, fa: Pair) -> Rect:
         """``get_default_tile_pos`` with its sticky side effect on ``subsampled_border``."""
-        rect, stick = get_default_tile_pos(w.cfg.pos, w.cfg.sysmem_extent, fa, self.fb, self.T, self.A,
+        rect, stick = get_default_tile_pos(w.cfg.pos, w.cfg.extent, fa, self.fb, self.T, self.A,
                                            None if self.bo is None else self.bo[view])
         w.border = w.border or stick
         return rect
@@ -323,7 +323,7 @@ class _Solver:
         common = t.cfg.visible_views & o.cfg.visible_views
         if common == 0 or ((t.views | o.views) & common) == 0:
             return
-        fp, fe = first.cfg.pos[axis], first.cfg.sysmem_extent[axis]
+        fp, fe = first.cfg.pos[axis], first.cfg.extent[axis]
         if second.cfg.pos[axis] < fp + fe:
             return   # not strictly right of / below: the other sweep handles this pair
         amount = max(2 * APRON_SIZE, self.A[axis])
@@ -354,7 +354,7 @@ class _Solver:
         """Neighbours across the left/right (axis 0) or top/bottom (axis 1) edges of ``t``,
         diagonal neighbours included."""
         tcw, tch = self.TC
-        (px, py), (ew, eh) = t.cfg.pos, t.cfg.sysmem_extent
+        (px, py), (ew, eh) = t.cfg.pos, t.cfg.extent
         for i in (0, 1):
             if axis == 0:
                 line = px - 1 if i == 0 else px + ew
@@ -368,7 +368,7 @@ class _Solver:
                 k, k_end = max(px - 1, 0), min(px + ew, tcw - 1)
             while k <= k_end:
                 cfg, o = self.root_work(line, k) if axis == 0 else self.root_work(k, line)
-                k = cfg.pos[1] + cfg.sysmem_extent[1] if axis == 0 else cfg.pos[0] + cfg.sysmem_extent[0]
+                k = cfg.pos[1] + cfg.extent[1] if axis == 0 else cfg.pos[0] + cfg.extent[0]
                 if o is None:
                     continue   # no visible view: never conflicts
                 first, second = (o, t) if i == 0 else (t, o)
@@ -418,7 +418,7 @@ def tu_calc_subsampled(plan: RenderPassPlan, offsets_under_shared_viewport: Offs
             sv = w.views if w else 0
             border = w.border if w else False
             tiles.append(SubsampledTile(
-                cell=cfg.cell, pos=cfg.pos, extent=cfg.sysmem_extent, visible_views=cfg.visible_views,
+                cell=cfg.cell, pos=cfg.pos, extent=cfg.extent, visible_views=cfg.visible_views,
                 frag_areas=tuple(cfg.frag_areas),
                 subsampled_pos=tuple(w.pos) if w else (None,) * plan.scenario.fdm_layers,
                 subsampled_views=sv, subsampled_border=border, subsampled=w is not None,

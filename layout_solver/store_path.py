@@ -101,7 +101,7 @@ def transform_render_area(render_area: Rect4, tile: SubsampledTile, bin_rect: Re
 
 
 def fdm_apply_blit_scissor(render_area: Rect4, tile: SubsampledTile, bins: tuple[Rect4, ...], view: int,
-                           common_bin_offset: Pair, gmem_align: Pair) -> tuple[Corners, Pair]:
+                           common_bin_start: Pair, gmem_align: Pair) -> tuple[Corners, Pair]:
     """``fdm_apply_blit_scissor`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 05b96fda), the
     fast store path's patchpoint: ``((RB_RESOLVE_CNTL_1, RB_RESOLVE_CNTL_2), RB_RESOLVE_WINDOW_OFFSET)``.
 
@@ -131,7 +131,7 @@ def fdm_apply_blit_scissor(render_area: Rect4, tile: SubsampledTile, bins: tuple
         sh = u32(min(u32(sy + sh), u32(sub.y + sub.h)) - ny)
         sx, sy = nx, ny
     else:
-        pos = (common_bin_offset[0], common_bin_offset[1])
+        pos = (common_bin_start[0], common_bin_start[1])
     x1 = u32(sx) & u32(~(gw - 1))
     y1 = u32(sy) & u32(~(gh - 1))
     x2 = u32(_align_pot_u32(sx + sw, gw) - 1)
@@ -155,7 +155,7 @@ def fdm_apply_render_area(render_area: Rect4, tile: SubsampledTile, bins: tuple[
     return (u32(x), u32(y)), (u32(x + w - 1), u32(y + h - 1))
 
 
-def fdm_apply_store_coords(tile: SubsampledTile, bins: tuple[Rect4, ...], view: int, common_bin_offset: Pair
+def fdm_apply_store_coords(tile: SubsampledTile, bins: tuple[Rect4, ...], view: int, common_bin_start: Pair
                            ) -> tuple[Corners, Corners]:
     """``fdm_apply_store_coords`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 05b96fda) on a
     tile of a pass with a subsampled attachment: ``(GRAS_A2D_DEST_TL/BR, GRAS_A2D_SRC
@@ -185,7 +185,7 @@ def fdm_apply_store_coords(tile: SubsampledTile, bins: tuple[Rect4, ...], view: 
         start = (b[0], b[1])
     ext = (sw, sh) if tile.is_subsampled(view) else (b[2], b[3])
     dst = (start, (u32(start[0] + ext[0] - 1), u32(start[1] + ext[1] - 1)))
-    cx, cy = common_bin_offset
+    cx, cy = common_bin_start
     src = ((cx, cy), (u32(cx + sw - 1), u32(cy + sh - 1)))
     return dst, src
 

@@ -60,7 +60,7 @@ def test_c_macros_and_undefined_casts():
 def test_bad_arguments_are_scenario_errors():
     with pytest.raises(ScenarioError) as e:
         hw_bin_offset((-8, 0), (1, 1))
-    assert e.value.field == "common_bin_offset"
+    assert e.value.field == "common_bin_start"
     a = TileConfig(cell=(1, 0), pos=(1, 0), visible_views=1, frag_areas=((2, 2),))
     b = TileConfig(cell=(0, 0), pos=(0, 0), visible_views=1, frag_areas=((2, 2),))
     with pytest.raises(ScenarioError, match="upstream, fixed"):

@@ -42,7 +42,7 @@ def test_11_1_no_offset_scaled_tile():
     assert v.offset == (96, 80) and v.hw_offset == (96, 80)
     assert t.bin_scale_en and t.lrz
     assert t.foveat.xscale == (1, 0, 0, 0, 0, 0) and t.foveat.yscale == (1, 0, 0, 0, 0, 0)
-    assert t.foveat.offsets[0] == (96, 80) and t.foveat.offsets[1:] == ((0, 0),) * 5
+    assert t.foveat.hw_offsets[0] == (96, 80) and t.foveat.hw_offsets[1:] == ((0, 0),) * 5
     assert t.window_scissor == ((0, 0), (1192, 760))
     s = t.slots[0]
     assert s.viewport == (0.0, 0.0, 500.0, 300.0)
@@ -189,8 +189,8 @@ def test_11_5_multiview_different_scales():
     assert s0.scissor_offset + s0.scissor_extent == (96, 80, 96, 80)
     assert s1.viewport == (0.0, 0.0, 1000.0, 600.0)
     assert s1.scissor_offset + s1.scissor_extent == (192, 160, 192, 160)
-    assert t.foveat.xscale[:2] == (1, 0) and t.foveat.offsets[:2] == ((96, 80), (0, 0))
-    assert t.foveat.offsets[2:] == ((0, 0),) * 4
+    assert t.foveat.xscale[:2] == (1, 0) and t.foveat.hw_offsets[:2] == ((96, 80), (0, 0))
+    assert t.foveat.hw_offsets[2:] == ((0, 0),) * 4
 
 
 def test_11_5_multiview_without_hw_scaling():

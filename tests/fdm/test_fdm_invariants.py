@@ -182,7 +182,7 @@ def intersect(a, b):
 def unmerged_cells(plan):
     """Cells whose TileConfig still holds their own (pre-merge) visibility and frag areas."""
     # a cell that absorbed a neighbour has E != (1,1) (even if it was later absorbed itself)
-    return [c for c in plan.grid.cells if tuple(c.sysmem_extent) == (1, 1)]
+    return [c for c in plan.grid.cells if tuple(c.extent) == (1, 1)]
 
 
 def root_of(plan, cell):
@@ -614,7 +614,7 @@ def test_inv16_groups_partition_pipes(d):
     covered = {}
     for rc, members in groups(plan).items():
         r = plan.grid.cells[rc[1] * tcw + rc[0]]
-        (px, py), (ew, eh) = r.pos, r.sysmem_extent
+        (px, py), (ew, eh) = r.pos, r.extent
         rect = {(x, y) for x in range(px, px + ew) for y in range(py, py + eh)}
         assert {m.cell for m in members} == rect
         pipe = pipes[r.pipe]
@@ -643,8 +643,8 @@ def test_inv17_groups_share_frag_area_and_fit(d):
         for v in range(f.views):
             if r.visible_views >> v & 1:
                 fa = r.frag_areas[v]
-                assert fa[0] >= r.sysmem_extent[0]
-                assert fa[1] * r.gmem_extent[1] >= r.sysmem_extent[1]
+                assert fa[0] >= r.extent[0]
+                assert fa[1] * r.gmem_extent[1] >= r.extent[1]
 
 
 @PLAN
@@ -682,7 +682,7 @@ def test_inv19_slot_mask(d):
 def test_inv20_upstream_groups_at_most_2x2(d):
     f, plan = build(d)
     for c in plan.grid.roots():
-        assert c.sysmem_extent[0] in (1, 2) and c.sysmem_extent[1] in (1, 2)
+        assert c.extent[0] in (1, 2) and c.extent[1] in (1, 2)
 
 
 @PLAN
@@ -719,7 +719,7 @@ def test_inv30_hw_offset_nonnegative_and_8_aligned_on_a7xx(d):
     f, plan = build(d)
     for t in plan.tiles:
         b_cs = f.b_cs(t.pos)
-        offs = t.foveat.offsets
+        offs = t.foveat.hw_offsets
         if not t.bin_scale_en:
             assert all(tuple(o) == (0, 0) for o in offs)
             continue
@@ -745,8 +745,8 @@ def test_inv30_a810_counterexample():
     tile = next(t for t in plan.tiles if t.pos == (0, 1))
     assert tile.views[0].frag_area == (1, 4)
     assert tile.bin_is_scaled and tile.bin_scale_en
-    assert tuple(tile.foveat.offsets[0]) == (0, 36)
-    assert tile.foveat.offsets[0][1] % 8 != 0
+    assert tuple(tile.foveat.hw_offsets[0]) == (0, 36)
+    assert tile.foveat.hw_offsets[0][1] % 8 != 0
     assert tile.lrz  # LRZ stays on for it
 
 

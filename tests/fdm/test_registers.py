@@ -71,7 +71,7 @@ def test_a750_foveat_xoffset_overflows_at_6048():
     (last,) = [t for t in plan.tiles if t.pos == (12, 0)]
     assert last.common_bin_start == (8064, 0)
     assert last.views[0].frag_area == (4, 4)
-    assert last.foveat.binscaleen and last.foveat.offsets[0] == (6048, 0)
+    assert last.foveat.binscaleen and last.foveat.hw_offsets[0] == (6048, 0)
 
     ws = register_warnings(plan)
     hit = [w for w in ws if w.value == 6048]
@@ -92,7 +92,7 @@ def test_a750_foveat_xoffset_overflows_at_6048():
 def test_same_pass_on_a830_fits():
     """a8xx programs o' into the 14-bit GRAS/RB_BIN_FOVEAT_XY[_FDM] arrays (no shr): 6048 fits."""
     plan = fdm.plan_render_pass(fdm.make_scenario(**{**MINIMAL, "gpu": "a830"}))
-    assert any(t.foveat.binscaleen and t.foveat.offsets[0][0] == 6048 for t in plan.tiles)
+    assert any(t.foveat.binscaleen and t.foveat.hw_offsets[0][0] == 6048 for t in plan.tiles)
     assert register_warnings(plan) == ()
 
 
@@ -195,11 +195,11 @@ def _check_plan(d: dict) -> None:
     reported = {(w.tile, w.register, w.field) for w in ws}
     for t in plan.tiles:
         if not t.foveat.binscaleen:
-            assert all(o == (0, 0) for o in t.foveat.offsets)
+            assert all(o == (0, 0) for o in t.foveat.hw_offsets)
             continue
         bits, shr = FOVEAT_OFFSET_FIELD[chip]
         top = ((1 << bits) - 1) << shr
-        for i, (ox, oy) in enumerate(t.foveat.offsets):
+        for i, (ox, oy) in enumerate(t.foveat.hw_offsets):
             for axis, v in (("X", ox), ("Y", oy)):
                 if chip == 7:
                     key = (t.index, f"GRAS_BIN_FOVEAT_OFFSET_{i // 3 + (2 if axis == 'Y' else 0)}", f"{axis}OFFSET_{i}")

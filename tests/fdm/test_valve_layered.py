@@ -45,7 +45,7 @@ def test_per_layer_fdm_three_layers() -> None:
     t = next(t for t in p.tiles if t.pos == (1, 1))
     assert [v.frag_area for v in t.views] == [(1, 1), (2, 2), (4, 4)]
     assert t.bin_scale_en and t.common_bin_start == (192, 256)
-    assert t.foveat.offsets[:3] == ((0, 0), (96, 128), (144, 192))
+    assert t.foveat.hw_offsets[:3] == ((0, 0), (96, 128), (144, 192))
     assert [s.view for s in t.slots] == [0, 1, 2]
     assert [s.viewport for s in t.slots] == [(0.0, 0.0, 768.0, 512.0), (0.0, 0.0, 384.0, 256.0),
                                              (0.0, 0.0, 192.0, 128.0)]
@@ -64,7 +64,7 @@ def test_layered_without_per_layer_fdm_broadcasts_layer_0() -> None:
     assert p.scenario.fdm_layers == 1 and p.pass_state.layers == 3
     t = next(t for t in p.tiles if t.pos == (1, 1))
     assert [v.frag_area for v in t.views] == [(2, 2)]
-    assert t.foveat.offsets == ((96, 128),) * 3 + ((0, 0),) * 3
+    assert t.foveat.hw_offsets == ((96, 128),) * 3 + ((0, 0),) * 3
     assert t.foveat.xscale[:4] == (1, 1, 1, 0)
     metas = layout_metadata(tu_calc_subsampled(p))
     assert [(m.layer, m.view) for m in metas] == [(0, 0), (1, 0), (2, 0)]

@@ -88,7 +88,7 @@ def test_cases_exercise_what_they_claim():
     assert any(t.views[0].hw_offset != t.views[1].hw_offset for t in mv.tiles)
     fov = _plan("replay.foveated.radial.a750")
     assert {v.frag_area for t in fov.tiles for v in t.views} == {(1, 1), (2, 2), (4, 4)}
-    assert any(t.foveat.binscaleen and t.foveat.offsets[0] != (0, 0) for t in fov.tiles)
+    assert any(t.foveat.binscaleen and t.foveat.hw_offsets[0] != (0, 0) for t in fov.tiles)
     assert not any(t.foveat.binscaleen for t in _plan("replay.foveated.radial.a730").tiles)
     inv = _plan("replay.invisible.density0.a730")
     tx, ty = inv.tiling.vsc.tile_count
@@ -164,8 +164,8 @@ def _store_off_by_one(orig: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _viewport_without_hw_offset(orig: Callable[..., Any]) -> Callable[..., Any]:
-    def bug(viewport: Any, frag_area: Any, bin_rect: Any, common_bin_offset: Any, hw_offset: Any) -> Any:
-        return orig(viewport, frag_area, bin_rect, common_bin_offset, (0, 0))
+    def bug(viewport: Any, frag_area: Any, bin_rect: Any, common_bin_start: Any, hw_offset: Any) -> Any:
+        return orig(viewport, frag_area, bin_rect, common_bin_start, (0, 0))
     return bug
 
 

@@ -131,6 +131,9 @@ def device_scenario_kind(scene: Scene, profile: str) -> dict[str, Any]:
         s["attachments"] = [{"cpp": 8}, {"cpp": 4}]
         s["depth_load_op"] = "clear"
     else:
-        s["attachments"] = [{"cpp": 4, "samples": samples_of(scene)}]
+        n = samples_of(scene)
+        # a multisampled colour is resolved, not stored: tu_render_pass_disable_fdm keeps the FDM
+        s["attachments"] = [{"cpp": 4, "samples": n} if n == 1 else
+                            {"cpp": 4, "samples": n, "store_op": "dont_care", "resolve": True}]
         s["depth_load_op"] = "none"
     return s

@@ -76,11 +76,23 @@ TRIANGLE: tuple[tuple[float, float], ...] = ((10.265625, 7.546875), (370.078125,
                                              (120.109375, 250.140625))
 
 
-def msaa_scene(scenario: Mapping[str, Any], triangle: Sequence[Sequence[float]] = TRIANGLE) -> dict[str, Any]:
-    """An MSAA scene: the scenario (its colour attachment 4-sample) and the triangle."""
+def resolved_attachments(scenario: Mapping[str, Any]) -> dict[str, Any]:
+    """The scenario of the FDM pass an MSAA scene stands for: its multisampled colour is resolved
+    in the pass and neither loaded nor stored (else ``tu_render_pass_disable_fdm`` turns the FDM
+    off).  Attachments that give no ops get ``store_op = "dont_care"`` and ``resolve = true``;
+    scenes recorded before attachments had ops (the H100 bundle) read the same."""
     sc = dict(scenario)
-    sc.setdefault("attachments", [{"cpp": 4, "samples": SAMPLES}])
-    return {"scenario": sc, "load_op": "clear", "store": "a2d", "triangle": [list(p) for p in triangle]}
+    atts = sc.get("attachments", [{"cpp": 4, "samples": SAMPLES}])
+    sc["attachments"] = [{"store_op": "dont_care", "resolve": True, **a}
+                         if isinstance(a, Mapping) and a.get("samples", 1) > 1 and "store_op" not in a
+                         and "load_op" not in a and "resolve" not in a else a for a in atts]
+    return sc
+
+
+def msaa_scene(scenario: Mapping[str, Any], triangle: Sequence[Sequence[float]] = TRIANGLE) -> dict[str, Any]:
+    """An MSAA scene: the scenario (its colour attachment 4-sample, resolved) and the triangle."""
+    return {"scenario": resolved_attachments(scenario), "load_op": "clear", "store": "a2d",
+            "triangle": [list(p) for p in triangle]}
 
 
 def triangle_of(scene: Scene) -> list[tuple[Fraction, Fraction]]:
@@ -94,7 +106,7 @@ def triangle_of(scene: Scene) -> list[tuple[Fraction, Fraction]]:
 
 
 def plan_msaa(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
-    sc, plan = plan_scene(scene)
+    sc, plan = plan_scene({**scene, "scenario": resolved_attachments(scene["scenario"])})
     triangle_of(scene)
     return sc, plan
 

@@ -25,7 +25,7 @@ The images read back are ``view{v}`` (the ``fragcoord`` attachment) and ``view{v
 
 With HW bin scaling (a740+) turnip programs viewports, scissors, the window scissor and the
 GMEM load in "LRZ space" and the hardware adds ``o'`` (``GRAS_BIN_FOVEAT_OFFSET`` of the slot):
-the replay adds ``TilePlan.foveat.offsets[slot]`` to them, as the hardware would.
+the replay adds ``TilePlan.foveat.hw_offsets[slot]`` to them, as the hardware would.
 
 The judge (:func:`judge_replay`, :func:`oracle_view`) does not use the model's viewport,
 scissor, offset, FS-parameter or blit arithmetic.  From the plan it takes only the bins
@@ -153,7 +153,7 @@ def _slot(plan: RenderPassPlan, view: int) -> int:
 def _hw_offset(tile: TilePlan, slot: int) -> Pair:
     """``o'`` the hardware adds behind LRZ for a slot (``GRAS_BIN_FOVEAT_OFFSET``), 0 without
     HW bin scaling."""
-    return tile.foveat.offsets[slot] if tile.foveat.binscaleen else (0, 0)
+    return tile.foveat.hw_offsets[slot] if tile.foveat.binscaleen else (0, 0)
 
 
 class Replayer:
