@@ -86,6 +86,24 @@ def _slots(d: _Diff, driver: Phase, model_slots: Sequence[Any], where: int | Non
         d.eq(f"{prefix}scissor", ds.scissor, _rect(ms.scissor), where, ms.slot)
 
 
+def _stores(d: _Diff, i: int, b: Phase, t: Any, chip: int) -> None:
+    """The fast-store predicate of tile select (a7xx) and, for the
+    scaled A2D stores, their rectangles: every stored attachment of every view blits the view's
+    ``[b_cs, b_cs + B/fa)`` of GMEM onto ``B`` (``fdm_apply_store_coords``)."""
+    if chip >= 7 and b.fast_store_predicate is not None:
+        d.eq("fast_store", b.fast_store_predicate, bool(t.fast_store), i)
+    if not b.stores:
+        return  # nothing stored (or stored by a 3D blit: multisampled, not decoded)
+    # the path taken also depends on per-attachment conditions (an unaligned render area keeps
+    # the blit): only the rectangles of the scaled stores are compared
+    fast = any(s[0] == "fast" for s in b.stores)
+    got = {(s[1], s[2]) for s in b.stores if s[0] == "a2d"}
+    if got and not fast:
+        # an empty view blits the empty rectangle (1,1)-(0,0), as the model says
+        want = {(_rect(v.store_dst), _rect(v.store_src)) for v in t.blits}
+        d.eq("store_rects", sorted(got), sorted(want), i)
+
+
 def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
     d.eq("window_scissor", b.window_scissor, _rect(t.window_scissor), i)
     d.eq("common_bin_start", b.window_offset, _pair(t.common_bin_start), i)
@@ -107,7 +125,11 @@ def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
             d.eq("foveat.hw_offset", fov.get("offsets", [])[:n],
                  [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.offsets][:n], i)
     _slots(d, b, t.slots, i, "")
-    if t.fs_params:
+    _stores(d, i, b, t, chip)
+    if not getattr(plan, "fdm_enabled", True):
+        # no FDM, no patchpoint: the constants keep their record-time identity values
+        d.eq("fs_params.patched", b.fs_params is not None, False, i)
+    elif t.fs_params:
         got = b.fs_params
         want = tuple(((int(f.frag_size[0]), int(f.frag_size[1])), (float(f.frag_offset[0]), float(f.frag_offset[1])))
                      for f in t.fs_params)

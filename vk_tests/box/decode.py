@@ -17,7 +17,18 @@ from typing import Any
 import attrs
 
 from . import registers as R
-from .pm4 import CP_DRAW_INDX_OFFSET, DI_PT_RECTLIST, RM6_BINNING, RM6_BYPASS, RM6_GMEM, Listener, walk
+from .pm4 import (
+    CP_BLIT,
+    CP_DRAW_INDX_OFFSET,
+    DI_PT_RECTLIST,
+    RM6_BINNING,
+    RM6_BYPASS,
+    RM6_ENDVIS,
+    RM6_GMEM,
+    RM6_RESOLVE,
+    Listener,
+    walk,
+)
 from .rd import Dump
 
 
@@ -46,6 +57,11 @@ class Phase:
     foveat: dict[str, Any] | None              # a7xx: GRAS_BIN_FOVEAT and its offsets
     slots: tuple[Slot, ...]
     blit_scissors: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
+    #: the stores after the bin's draws: ``("fast", rect)`` (a BLIT event of a store
+    #: ``RB_RESOLVE_OPERATION``) or ``("a2d", dst, src)`` (a ``CP_BLIT``: the scaled store)
+    stores: tuple[tuple[Any, ...], ...] = ()
+    #: a7xx: the FAST_STORE predicate tile select set for this bin (None: none was set)
+    fast_store_predicate: bool | None = None
     #: per view ``(frag_area, o)`` of the fragment shader's FDM constants as patched for this bin
     #: (``fdm_apply_fs_params``), when the bin's patches hold them
     fs_params: tuple[tuple[tuple[int, int], tuple[float, float]], ...] | None = None
@@ -64,6 +80,10 @@ class DriverPass:
     sysmem: Phase | None
 
 
+#: the predicate bit of turnip's fast-store path (TU_PREDICATE_FAST_STORE; NO_FAST_STORE is the
+#: next bit): tile select sets both with one CP_REG_TEST, the stores run under CP_COND_REG_EXEC
+TU_PREDICATE_FAST_STORE = 6
+
 _WATCH = (R.GRAS_BIN_FOVEAT, R.GRAS_BIN_FOVEAT_OFFSET_0, R.GRAS_SC_BIN_CNTL, R.GRAS_SC_WINDOW_SCISSOR_TL,
           R.GRAS_SC_WINDOW_SCISSOR_BR, R.GRAS_LRZ_CNTL, R.RB_WINDOW_OFFSET, R.VSC_BIN_SIZE, R.VSC_EXPANDED_BIN_CNTL)
 
@@ -81,8 +101,15 @@ class _Phases(Listener):
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
         if kind is not None:
-            self.current = {"kind": kind, "at_draw": None, "blits": [], "patches": []}
+            self.current = {"kind": kind, "at_draw": None, "blits": [], "patches": [], "stores": [],
+                            "resolving": False, "pred": None}
             self.phases.append(self.current)
+        elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
+            self.current["resolving"] = True
+
+    def predicate(self, bits: int) -> None:
+        if self.current is not None and self.current["kind"] == "gmem" and self.current["at_draw"] is None:
+            self.current["pred"] = bool(bits >> TU_PREDICATE_FAST_STORE & 1)
 
     def mem_write(self, addr: int, values: tuple[int, ...]) -> None:
         if self.current is not None and self.current["at_draw"] is None:
@@ -96,12 +123,19 @@ class _Phases(Listener):
             self.current["at_draw"] = dict(self.regs)
 
     def event(self, opcode: int, payload: tuple[int, ...]) -> None:
-        # every store/resolve in a bin is a blit event after RB_BLIT_SCISSOR (fast store) or an
-        # A2D blit (scaled store): the scissor in effect is the store rectangle
-        if self.current is not None and self.current["kind"] == "gmem":
-            tl, br = self.regs.get(R.RB_BLIT_SCISSOR_TL), self.regs.get(R.RB_BLIT_SCISSOR_BR)
-            if tl is not None and br is not None and payload and (payload[0] & 0x7F) == 0x1E:  # BLIT
-                self.current["blits"].append((R.reg_xy(tl), R.reg_xy(br)))
+        # after the draws a bin stores each attachment: a BLIT event (CCU_RESOLVE, 0x1e) of a store
+        # RB_RESOLVE_OPERATION over RB_RESOLVE_CNTL_1/2 (the fast store), or a CP_BLIT of the A2D
+        # engine from GMEM to sysmem (the scaled store)
+        cur = self.current
+        if cur is None or cur["kind"] != "gmem" or not cur["resolving"]:
+            return
+        g = self.regs.get
+        if opcode == CP_BLIT:
+            src = tuple(g(R.GRAS_A2D_SRC + k, 0) >> 8 for k in range(4))
+            cur["stores"].append(("a2d", (R.reg_xy(g(R.GRAS_A2D_DEST_TL, 0)), R.reg_xy(g(R.GRAS_A2D_DEST_BR, 0))),
+                                  ((src[0], src[2]), (src[1], src[3]))))
+        elif payload and (payload[0] & 0x7F) == 0x1E and g(R.RB_RESOLVE_OPERATION, 0) & 3 in (0, 1):
+            cur["stores"].append(("fast", (R.reg_xy(g(R.RB_BLIT_SCISSOR_TL, 0)), R.reg_xy(g(R.RB_BLIT_SCISSOR_BR, 0)))))
 
 
 #: dwords per view of the FDM fragment-shader constants (fdm_apply_fs_params, tu_cmd_buffer.cc):
@@ -143,7 +177,8 @@ def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int],
                  window_scissor=(R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_TL)), R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_BR))),
                  window_offset=R.reg_xy(g(R.RB_WINDOW_OFFSET)), bin_size=(bw, bh), force_lrz_dis=lrz_dis,
                  lrz_enable=bool(g(R.GRAS_LRZ_CNTL) & 1), foveat=fov, slots=tuple(out),
-                 blit_scissors=tuple(raw["blits"]), fs_params=fs_params_of(raw["patches"], views))
+                 blit_scissors=tuple(raw["blits"]), stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
+                 fs_params=fs_params_of(raw["patches"], views))
 
 
 def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass:

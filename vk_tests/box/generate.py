@@ -82,7 +82,7 @@ def scenario_dict(rng: np.random.Generator, index: int) -> dict[str, Any]:
         atts.append({"cpp": int(rng.choice([4, 4, 2])), "samples": samples})
     d["attachments"] = atts
     n_vp = 1
-    if views > 1 and rng.random() < 0.25:
+    if views > 1 and gpu != "a618" and rng.random() < 0.25:  # VK_QCOM_multiview_per_view_viewports: a660+
         d["multiview_per_view_viewports"] = True
         n_vp = views
     elif rng.random() < 0.15:

@@ -55,6 +55,7 @@ CP_BLIT = 0x2C
 CP_SET_BIN_DATA5 = 0x2F
 CP_SET_BIN_DATA5_OFFSET = 0x2E
 CP_REG_WRITE = 0x6D
+CP_REG_TEST = 0x39
 DRAWS = {CP_DRAW_INDX_OFFSET, CP_DRAW_INDIRECT, CP_DRAW_INDX_INDIRECT, CP_DRAW_INDIRECT_MULTI, CP_DRAW_AUTO}
 
 OPCODE_NAMES = {v: k for k, v in list(globals().items()) if k.startswith("CP_") and isinstance(v, int)}
@@ -93,6 +94,11 @@ COND_GMEM = 1 << 26
 COND_SYSMEM = 1 << 27
 COND_BV = 1 << 24
 COND_BR = 1 << 25
+COND_PRED_TEST = 1
+COND_PRED_BIT_SHIFT = 18
+#: CP_REG_TEST_0 (adreno_pm4.xml): PRED_UPDATE bit 31; then dword 1 is a mask of predicate bits
+#: and dword 2 their values (turnip's tu7_set_pred_mask: FAST_STORE / NO_FAST_STORE per tile)
+REG_TEST_PRED_UPDATE = 1 << 31
 
 #: a walk stops after this many packets (a malformed stream must not spin)
 MAX_PACKETS = 5_000_000
@@ -116,6 +122,9 @@ class Listener:
     def mem_write(self, addr: int, values: tuple[int, ...]) -> None:  # noqa: B027
         pass
 
+    def predicate(self, bits: int) -> None:  # noqa: B027
+        pass
+
     def draw(self, opcode: int, payload: tuple[int, ...]) -> None:  # noqa: B027
         pass
 
@@ -136,6 +145,8 @@ class Walk:
     memory: Memory
     listener: Listener
     mode: int = 0
+    #: the CP's predicate bits (CP_REG_TEST with PRED_UPDATE)
+    predicate: int = 0
     groups: dict[int, tuple[int, int, int]] = attrs.field(factory=dict)
     packets: int = 0
 
@@ -211,6 +222,9 @@ class Walk:
         elif op == CP_CONTEXT_REG_BUNCH:
             for k in range(0, len(p) - 1, 2):
                 self.listener.reg(p[k], p[k + 1])
+        elif op == CP_REG_TEST and len(p) >= 3 and p[0] & REG_TEST_PRED_UPDATE:
+            self.predicate = (self.predicate & ~p[1]) | (p[2] & p[1])
+            self.listener.predicate(self.predicate)
         elif op == CP_COND_REG_EXEC and len(p) >= 2:
             return 0 if self.cond_true(p[0]) else p[1]
         elif op == CP_SET_MARKER and p:
@@ -247,6 +261,8 @@ class Walk:
                         or (self.mode == RM6_BYPASS and d0 & COND_SYSMEM))
         if mode == COND_THREAD_MODE:
             return bool(d0 & COND_BR)
+        if mode == COND_PRED_TEST:
+            return bool(self.predicate >> ((d0 >> COND_PRED_BIT_SHIFT) & 0x1F) & 1)
         return True
 
 

@@ -26,6 +26,10 @@ GRAS_LRZ_CNTL = 0x8100              # ENABLE bit 0
 RB_WINDOW_OFFSET = 0x8890           # a6xx_reg_xy
 RB_BLIT_SCISSOR_TL = 0x88D1         # a6xx_reg_xy
 RB_BLIT_SCISSOR_BR = 0x88D2
+RB_RESOLVE_OPERATION = 0x88E3       # (RB_BLIT_INFO) TYPE 0-1: 0 store, 1 store and clear, 2 clear, 3 load
+GRAS_A2D_SRC = 0x8401               # SRC_TL_X, SRC_BR_X, SRC_TL_Y, SRC_BR_Y: bits 8+ (24.8 fixed point)
+GRAS_A2D_DEST_TL = 0x8405           # a6xx_reg_xy
+GRAS_A2D_DEST_BR = 0x8406
 VSC_BIN_SIZE = 0x0C02               # A6XX-A7XX: BINW 0-7 shr 5, BINH 8-16 shr 4
 VSC_EXPANDED_BIN_CNTL = 0x0C06      # NX 1-10, NY 11-20
 
