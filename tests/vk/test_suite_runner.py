@@ -224,6 +224,7 @@ def test_a_failing_oracle_fails_its_host_case(monkeypatch: pytest.MonkeyPatch) -
         {"case": str(bad), "inputs": [["bytes", [0, 128]]], "model": [2, 1], "spec": "255/128"},)
 
 
+@pytest.mark.slow  # runs every host-oracle case through the runner and re-checks the bundle (a sweep, seconds)
 def test_host_cases_run_without_a_device(tmp_path: Path) -> None:
     host = suite_selection.select(registry.all_cases(), ["host"])
     if not host:
