@@ -76,8 +76,9 @@ def test_console_script_help() -> None:
     assert r.returncode == 0 and all(f"    {s}" in r.stdout for s in SUBCOMMANDS)
 
 
-@pytest.mark.parametrize("module", ["fdm.cli", "layout_solver.cli", "mipmap.cli", "turnip_fdm.demo", "turnip_fdm.diff",
-                                    "vk_tests.cli"])
+@pytest.mark.parametrize("module", ["fdm.cli", "vk_tests.cli"] + [   # one interpreter each: the rest in ./dev test
+    pytest.param(m, marks=pytest.mark.slow) for m in ("layout_solver.cli", "mipmap.cli", "turnip_fdm.demo",
+                                                      "turnip_fdm.diff")])
 def test_unimportable_subcommand_fails_loudly(module: str) -> None:
     code = (f"import sys; sys.modules[{module!r}] = None\n"
             "from turnip_fdm.cli import main; sys.exit(main(['--help']))")
