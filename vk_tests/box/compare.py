@@ -123,7 +123,7 @@ def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
             # the programmed value: o' in a 10-bit field with shr 2 (a larger o' wraps; the model
             # warns of it, finding o)
             d.eq("foveat.hw_offset", fov.get("offsets", [])[:n],
-                 [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.offsets][:n], i)
+                 [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.hw_offsets][:n], i)
     _slots(d, b, t.slots, i, "")
     _stores(d, i, b, t, chip)
     if not getattr(plan, "fdm_enabled", True):
