@@ -36,8 +36,9 @@ def main() -> int:
     first: dict[tuple[object, ...], str] = {}
     for o in out:
         if o.status == "differ":
-            key: tuple[object, ...] = ("differ", "fdm" if getattr(o.plan, "fdm_enabled", True) else "no fdm",
-                                       f"a{o.item.scenario.gpu.chip}xx", tuple(sorted({d.field for d in o.differences})))
+            fields = tuple(sorted({d.field for d in o.differences}))
+            fdm_on = "fdm" if getattr(o.plan, "fdm_enabled", True) else "no fdm"
+            key: tuple[object, ...] = ("differ", fdm_on, f"a{o.item.scenario.gpu.chip}xx", fields)
         elif o.status in ("error", "not supported"):
             key = (o.status, o.why[:100])
         else:
