@@ -20,7 +20,7 @@ from ..replay.render import run_replay
 from ..replay.scene import replay_scene
 from ..replay.shared_viewport import judge_replay_shared, run_replay_shared
 from ..replay.subsampled import judge_subsampled, run_subsampled
-from ..scenes import GPU_LAYOUTS, checker, constant_bytes, density_value, radial_bytes
+from ..scenes import GPU_LAYOUTS, checker, constant_bytes, density_value, radial_bytes, scenario
 from ..suite.cases import Case, Scene
 from .geometry import judge_depth_fdm, judge_msaa_fdm, run_depth_fdm, run_msaa_fdm
 from .judge import judge_fdm
@@ -40,10 +40,8 @@ SWEEP_K = (0, 5, 24, 25, 40, 41, 48, 50)
 
 
 def _sc(fb: Pair, density: dict[str, Any], **fields: Any) -> dict[str, Any]:
-    s: dict[str, Any] = {"gpu": GPU, "framebuffer": list(fb), "tile_size": list(TILE), "bin_merging": "off",
-                         "density": density}
-    s.update(fields)
-    return s
+    """A scenario of the scenes' GPU (:data:`~vk_tests.fdm.scene.GPU`, its tile :data:`TILE`)."""
+    return scenario(GPU, **{"framebuffer": list(fb), "tile_size": list(TILE), "density": density, **fields})
 
 
 def _big(density: dict[str, Any], **fields: Any) -> dict[str, Any]:
