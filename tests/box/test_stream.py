@@ -164,3 +164,25 @@ def test_job_refusals_name_what_is_missing() -> None:
     assert tu_debug_of(_sc(bin_merging="off", tu_debug=["sysmem"])) == ("nobinmerging", "sysmem")
     m = model_scenario(_sc(tile_size=[192, 32]), "a730")
     assert m.tile_size is None and m.gpu.name == "a730"
+
+
+def test_without_a_box_or_root_one_not_supported_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from vk_tests.box import root
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    with pytest.raises(NotSupported, match="box setup"):
+        root.find_box()
+    monkeypatch.setattr(root.os, "geteuid", lambda: 1000)
+    with pytest.raises(NotSupported, match="needs root"):
+        root.setup()
+    assert not any(tmp_path.iterdir())                          # nothing written
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-m", "turnip_fdm", "box", "check", "fdm/data/demo.toml"],
+                       cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, env=env)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == ["turnip-fdm: not supported: the box for Mesa 26.2 is not built: run "
+                                     "`turnip-fdm box setup --mesa 26.2`"]
