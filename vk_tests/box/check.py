@@ -88,29 +88,37 @@ def record(box: Box, items: Sequence[Item], work: Path,
     for (gpu_id, flags), members in groups.items():
         scratch = work / f"gpu{gpu_id}-{'-'.join(flags) or 'stock'}"
         scratch.mkdir(parents=True, exist_ok=True)
-        jobs_file = scratch / "jobs.json"
-        jobs_file.write_text(json.dumps({"jobs": [j for _, j in members]}))
         env = environment(box, gpu_id, scratch, flags)
-        by_name = {j["name"]: it for it, j in members}
-        proc = subprocess.Popen(launch(box, "vk_tests.box.record", [str(jobs_file)], env), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=env)
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            rec = json.loads(line)
-            if "name" not in rec:
-                continue
-            it = by_name.pop(rec["name"])
-            results[(it.name, it.gpu)] = Recording(status=rec["status"], why=rec["why"], rd=tuple(rec["rd"]),
-                                                   validation=tuple(rec.get("validation", ())))
-            if progress:
-                progress(it)
-        err = proc.stderr.read() if proc.stderr else ""
-        proc.wait()
-        for it in by_name.values():  # the process died before these
-            tail = (err.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
-            results[(it.name, it.gpu)] = Recording(status="Error", why=f"the box process ended: {tail[:300]}", rd=())
-            if progress:
-                progress(it)
+        pending = list(members)
+        while pending:
+            # one process records the group; if turnip crashes on a job, that job is an error and a
+            # new process takes the rest
+            jobs_file = scratch / "jobs.json"
+            jobs_file.write_text(json.dumps({"jobs": [j for _, j in pending]}))
+            by_name = {j["name"]: it for it, j in pending}
+            proc = subprocess.Popen(launch(box, "vk_tests.box.record", [str(jobs_file)], env),
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                rec = json.loads(line)
+                if "name" not in rec:
+                    continue
+                it = by_name.pop(rec["name"])
+                results[(it.name, it.gpu)] = Recording(status=rec["status"], why=rec["why"], rd=tuple(rec["rd"]),
+                                                       validation=tuple(rec.get("validation", ())))
+                if progress:
+                    progress(it)
+            err = proc.stderr.read() if proc.stderr else ""
+            proc.wait()
+            pending = [(it, j) for it, j in pending if j["name"] in by_name]
+            if pending:
+                it, _ = pending.pop(0)
+                tail = (err.strip().splitlines() or [""])[-1][:200]
+                how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
+                results[(it.name, it.gpu)] = Recording(status="Crashed", why=f"turnip's process died ({how})"
+                                                       + (f": {tail}" if tail else ""), rd=())
+                if progress:
+                    progress(it)
     return results
 
 
@@ -131,6 +139,13 @@ def judge(it: Item, rec: Recording) -> Outcome:
     """Compare one recording with the model's plan of the same scenario."""
     if rec.status == "NotSupported":
         return Outcome(item=it, status=NOT_SUPPORTED, why=rec.why)
+    if rec.status == "Crashed":
+        # the model saying turnip asserts there is agreement of a kind: both refuse the pass
+        try:
+            fdm.plan_render_pass(it.scenario)
+        except TurnipFdmError as e:
+            return Outcome(item=it, status=NOT_SUPPORTED, why=f"{rec.why}; the model: {e}")
+        return Outcome(item=it, status=ERROR, why=rec.why)
     if rec.status != "Recorded" or not rec.rd:
         return Outcome(item=it, status=ERROR, why=rec.why or "no command stream was dumped")
     if rec.validation:

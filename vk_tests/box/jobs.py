@@ -105,16 +105,14 @@ def job_of(sc: Scenario, name: str, out: str) -> dict[str, Any]:
             raise Unrecordable(f"driver.{fn}: '{variant}' is not Mesa's turnip")
     if sc.custom_resolve:
         raise Unrecordable("custom_resolve: VK_EXT_custom_resolve is not in the Python Vulkan binding")
-    if sc.fdm_per_layer:
-        raise Unrecordable("fdm_per_layer: VkPipelineFragmentDensityMapLayeredCreateInfoVALVE is not in the "
-                           "Python Vulkan binding")
     vps = [[v.x, v.y, v.w, v.h, v.min_depth, v.max_depth] for v in sc.viewports]
     scs = [[s.x, s.y, s.w, s.h] for s in sc.scissors]
     w, h = sc.framebuffer
     areas = [[r.x, r.y, r.w, r.h] for r in sc.render_areas] or [[0, 0, w, h]]
     return {
         "name": name, "out": out, "framebuffer": [w, h], "views": sc.views, "layers": sc.layers,
-        "fdm_per_layer": sc.fdm_per_layer, "attachments": _attachments(sc), "density": _density(sc),
+        "fdm_per_layer": sc.fdm_per_layer, "max_fdm_layers": sc.max_fdm_layers,
+        "attachments": _attachments(sc), "density": _density(sc),
         "fdm_offset_flag": sc.fdm_offset_create_flag,
         "fdm_offsets": [list(o) for o in sc.fdm_offsets] if sc.fdm_offsets else None,
         "viewports": vps, "scissors": scs, "writes_viewport_index": sc.writes_viewport_index,
