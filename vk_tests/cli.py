@@ -1,7 +1,7 @@
 """`turnip-fdm vk ...`: the FDM device suite.
 
     turnip-fdm vk list  [--backend B]... [--filter GLOB]
-    turnip-fdm vk run   [--device D] [--backend B]... [--filter GLOB] [--out DIR] [--no-large-images]
+    turnip-fdm vk run   [--device D] [--mesa V] [--backend B]... [--filter GLOB] [--out DIR] [--no-large-images]
     turnip-fdm vk check BUNDLE
 
 `list` prints the selected cases (name, backend, description).  `run` runs them on one device
@@ -11,10 +11,15 @@ out/vk) and ends with the line `N passed, N failed, N not supported`.  `check` j
 case of a bundle again with this version's judges, on the stored scenes and images, and prints
 `same` or `DIFFERS` per case.
 
+`--device box:GPU` (a618, a630, a660, a730, a740, a750; `--mesa V` picks the box's Mesa, default
+26.2) runs the `fdm` cases on Mesa's turnip in the box (`turnip-fdm box setup`) and judges their
+command streams against the model: StreamAgree / StreamDiffer, never a pixel pass (the closing
+line adds `N stream agree, N stream differ`); other device cases are NotSupported there.
+
 --backend (repeatable) is one of host, replay, fdm, fsr (default: all); --filter is a shell
 pattern on the case name (`replay.offset.*`).  A selection that matches no case is refused.
 
-Exit status: 0 nothing failed (`run`; NotSupported is not a failure) or every verdict the same
+Exit status: 0 nothing failed (`run`; NotSupported is not a failure, StreamDiffer is) or every verdict the same
 (`check`); 1 a case failed (`run`) or a verdict differs (`check`); 2 bad input (one line
 `turnip-fdm: error: FIELD: RULE`); 130 Ctrl-C (`run` still writes the results so far).
 The cases, statuses and the bundle's files: docs/device-suite.md.
@@ -55,7 +60,10 @@ def register(subparsers: Any) -> None:
     ls.set_defaults(func=handle_list)
     run = sub.add_parser("run", help="run the cases and write the result bundle")
     _selection_flags(run)
-    run.add_argument("--device", default=None, help="device index or name substring (default: $TURNIP_FDM_DEVICE)")
+    run.add_argument("--device", default=None,
+                     help="device index or name substring (default: $TURNIP_FDM_DEVICE), or box:GPU (turnip in "
+                          "the box)")
+    run.add_argument("--mesa", default=None, metavar="V", help="with --device box:GPU: the box's Mesa (default 26.2)")
     run.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                      help=f"the result bundle's directory: new, empty or an earlier bundle (default {DEFAULT_OUT})")
     run.add_argument("--no-large-images", action="store_true",
@@ -100,15 +108,23 @@ def handle_list(args: argparse.Namespace) -> int:
 
 def handle_run(args: argparse.Namespace) -> int:
     check_output_dir(OUT_FIELD, args.out)
+    from .registry import device_opener
+
+    opener = device_opener(args.device, args.mesa)
+    if args.mesa is not None and opener is None:
+        raise ScenarioError("--mesa", "picks the box's Mesa: only with --device box:GPU")
     cases = _selected(args)
     progress = sys.stderr if sys.stderr.isatty() else None
+    selection = {"backends": args.backend, "filter": args.filter, "device": args.device}
+    if args.mesa is not None:
+        selection["mesa"] = args.mesa
     result = run_suite(cases, args.device, args.out, progress, large_images=not args.no_large_images,
-                       selection={"backends": args.backend, "filter": args.filter, "device": args.device})
+                       opener=opener, selection=selection)
     dev = result.device
     if dev is not None:
         print(f"device: {dev['description']}" if dev["opened"] else f"device: none ({dev['reason']})")
     for r in result.records:
-        if r.status not in ("Pass", "NotRun"):
+        if r.status not in ("Pass", "StreamAgree", "NotRun"):
             print(f"{r.status}  {r.name}: {r.message}")
     print(f"bundle: {args.out}")
     print(result.closing_line)
@@ -118,8 +134,10 @@ def handle_run(args: argparse.Namespace) -> int:
 
 
 def handle_check(args: argparse.Namespace) -> int:
+    from .registry import DEVICE_JUDGES
+
     stored = load_bundle(args.bundle)
-    results = recheck(stored, by_name(all_cases()))
+    results = recheck(stored, by_name(all_cases()), DEVICE_JUDGES)
     for r in results:
         if r.outcome == "DIFFERS":
             assert r.stored is not None and r.now is not None

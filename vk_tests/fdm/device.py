@@ -14,7 +14,7 @@ import attrs
 from turnip_base.errors import NotSupported
 from turnip_base.harness import Handle, Vulkan
 
-from ..graphics.fdm_pass import VK_FMT_R8G8_UNORM, VK_FMT_R32G32_SFLOAT, VK_FMT_RGBA16UI
+from ..graphics.fdm_pass import MAP_FORMATS, VK_FMT_RGBA16UI, map_choice
 from ..spec import min_map_extent, render_extent
 from ..suite.cases import Scene
 from .scene import VK_FMT_D32, VK_FMT_RGBA8, kind_of, map_timing, parse, pass_render_area, samples_of
@@ -73,6 +73,8 @@ class DeviceCaps:
     max_subsampled_array_layers: int | None = None
     #: optimalTilingFeatures of the formats the backend uses, by VkFormat
     format_features: Mapping[int, int] = attrs.field(factory=dict)
+    #: linearTilingFeatures of the density-map formats (a host-written map), by VkFormat
+    linear_format_features: Mapping[int, int] = attrs.field(factory=dict)
 
 
 def caps_json(c: DeviceCaps) -> dict[str, Any]:
@@ -80,7 +82,8 @@ def caps_json(c: DeviceCaps) -> dict[str, Any]:
             "features": sorted(c.features), "min_texel": list(c.min_texel), "max_texel": list(c.max_texel),
             "offset_granularity": None if c.offset_granularity is None else list(c.offset_granularity),
             "max_subsampled_array_layers": c.max_subsampled_array_layers,
-            "format_features": {str(k): v for k, v in sorted(c.format_features.items())}}
+            "format_features": {str(k): v for k, v in sorted(c.format_features.items())},
+            "linear_format_features": {str(k): v for k, v in sorted(c.linear_format_features.items())}}
 
 
 FORMAT_FEATURE_COLOR_ATTACHMENT = 0x80
@@ -158,9 +161,9 @@ def missing(caps: DeviceCaps, scene: Scene) -> str | None:
             for c in (0, 1):
                 if o[c] and g[c] and o[c] % g[c]:
                     return f"fragmentDensityOffsetGranularity {list(g)} (offset {list(o)} of layer {i})"
-    dmap_fmt = VK_FMT_R8G8_UNORM if sc.density.format == "R8G8_UNORM" else VK_FMT_R32G32_SFLOAT
-    if not caps.format_features.get(dmap_fmt, 0) & FORMAT_FEATURE_FDM:
-        return f"{sc.density.format} with VK_FORMAT_FEATURE_FRAGMENT_DENSITY_MAP_BIT_EXT"
+    if map_choice(sc.density, caps.format_features, caps.linear_format_features) is None:
+        return (f"{sc.density.format} (or R32G32_SFLOAT / R16G16_SFLOAT holding the same densities) with "
+                "VK_FORMAT_FEATURE_FRAGMENT_DENSITY_MAP_BIT_EXT")
     need = FORMAT_FEATURE_COLOR_ATTACHMENT | FORMAT_FEATURE_TRANSFER_SRC | FORMAT_FEATURE_TRANSFER_DST
     if kind != "nonsubsampled":
         need |= FORMAT_FEATURE_SAMPLED_IMAGE
@@ -269,7 +272,9 @@ def probe(ctx: Vulkan) -> DeviceCaps:
     vk.vkGetPhysicalDeviceProperties2(ctx.physical, props2)
     if "fdm2" in props and props["fdm2"].subsampledLoads:
         feats.add("subsampledLoads")
-    fmts = {f: int(ctx.format_features(f)) for f in (VK_FMT_RGBA16UI, VK_FMT_R8G8_UNORM, VK_FMT_R32G32_SFLOAT)}
+    fmts = {f: int(ctx.format_features(f)) for f in (VK_FMT_RGBA16UI, *MAP_FORMATS.values())}
+    linear = {f: int(vk.vkGetPhysicalDeviceFormatProperties(ctx.physical, f).linearTilingFeatures)
+              for f in MAP_FORMATS.values()}
     kw: dict[str, Any] = {}
     if "fdm" in props:
         p = props["fdm"]
@@ -281,7 +286,7 @@ def probe(ctx: Vulkan) -> DeviceCaps:
         g = props["offset"].fragmentDensityOffsetGranularity
         kw["offset_granularity"] = (int(g.width), int(g.height))
     return DeviceCaps(name=ctx.info.name, driver_id=int(drv.driverID), extensions=exts, features=frozenset(feats),
-                      format_features=fmts, **kw)
+                      format_features=fmts, linear_format_features=linear, **kw)
 
 
 def open_fdm_device(ctx: Vulkan) -> Vulkan:

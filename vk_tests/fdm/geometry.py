@@ -79,6 +79,7 @@ class GeometryPass(FdmPass):
         vk = dev.vk
         self.scene = scene
         self.kind = kind_of(scene)
+        self.fs_fdm_constants = self.kind == "depth"  # flat_colour.frag (MSAA) reads no gl_FragCoord
         self.samples = 1 if self.kind == "depth" else samples_of(scene)
         extra = self.offset_flag
         size = sc.framebuffer
@@ -105,6 +106,17 @@ class GeometryPass(FdmPass):
         else:
             self.pipe = GeometryPipeline(dev, self.rp, "triangle.vert.spv", "flat_colour.frag.spv", 48,
                                          samples=self.samples, depth=False)
+
+    def as_rendered(self) -> dict[str, Any]:
+        """:meth:`FdmPass.as_rendered`: depth, an RGBA16_UINT colour and a D32_SFLOAT depth
+        attachment, both cleared and stored, one draw per quad; MSAA, an RGBA8 colour of
+        ``samples`` samples, cleared, not stored, resolved, one draw."""
+        if self.kind == "depth":
+            return {"attachments": [{"cpp": 8, "load_op": "clear", "store_op": "store"},
+                                    {"cpp": 4, "store_op": "store"}],
+                    "depth_load_op": "clear", "draws": len(quads_of(self.scene))}
+        return {"attachments": [{"cpp": 4, "samples": self.samples, "load_op": "clear", "store_op": "dont_care",
+                                 "resolve": True}], "depth_load_op": "none", "draws": 1}
 
     def _render_pass(self) -> Handle:
         vk = self.dev.vk

@@ -56,6 +56,7 @@ docs/fdm-backend.md.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -138,6 +139,19 @@ class CorePass(FdmPass):
             self.rp = self.fb = None
             self.pipe, self.layout = fdm_pipeline(dev, "fdm_real.frag.spv", push_bytes=16, attachments=self.ATT,
                                                view_mask=self.view_mask, dynrend_fdm=True, vert=vert)
+
+    def as_rendered(self) -> dict[str, Any]:
+        """:meth:`FdmPass.as_rendered`: ``ATT`` RGBA16_UINT colour attachments (8 bytes), loaded
+        or cleared, stored; no depth; one draw per part.  A split pass (C6: turnip merges the
+        suspended and resumed instances into one pass) has the first part's scissor: the stream is
+        read at each bin's first draw."""
+        load = "load" if self.load_op == "load" else "clear"
+        parts = self.parts()
+        out: dict[str, Any] = {"attachments": [{"cpp": 8, "load_op": load, "store_op": "store"}
+                                               for _ in range(self.ATT)], "depth_load_op": "none", "draws": len(parts)}
+        if len(parts) > 1:
+            out["scissors"] = [list(parts[0][0])]
+        return out
 
     # -- objects
     def _render_pass(self) -> Handle:

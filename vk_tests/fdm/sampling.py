@@ -293,6 +293,7 @@ class ApronPass(FdmPass):
     def __init__(self, dev: Vulkan, sc: fdm.Scenario):
         super().__init__(dev, sc, map_layers=1)
         vk = dev.vk
+        self.subsampled = True  # self.sub
         extra = self.offset_flag
         sampled = vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | vk.VK_IMAGE_USAGE_SAMPLED_BIT
         self.sub = LayeredImage(dev, sc.framebuffer, 1, VK_FMT_RGBA8, sampled,
@@ -303,6 +304,11 @@ class ApronPass(FdmPass):
         self.fb = self.create_framebuffer(self.rp, [self.sub.view, self.full.view])
         self.pipe, self.layout = fdm_pipeline(dev, "fdm_scene_colour.frag.spv", push_bytes=8, attachments=2,
                                               render_pass=self.rp)
+
+    def as_rendered(self) -> dict[str, Any]:
+        """:meth:`FdmPass.as_rendered`: two RGBA8 colour attachments, cleared and stored; one draw."""
+        return {"attachments": [{"cpp": 4, "load_op": "clear", "store_op": "store"} for _ in range(2)],
+                "depth_load_op": "none", "draws": 1}
 
     def _render_pass(self) -> Handle:
         vk = self.dev.vk
@@ -415,7 +421,8 @@ class ApronPass(FdmPass):
                 for i, img in enumerate((self.sub, self.full))]
             writes.append(vk.VkWriteDescriptorSet(
                 dstSet=dset, dstBinding=2, dstArrayElement=0, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf.handle, offset=0, range=vk.VK_WHOLE_SIZE)]))
+                # the binding's VK_WHOLE_SIZE is -1, which cffi refuses for a VkDeviceSize: the size itself
+                pBufferInfo=[vk.VkDescriptorBufferInfo(buffer=buf.handle, offset=0, range=max(pts.nbytes, 16))]))
             vk.vkUpdateDescriptorSets(dev.device, len(writes), writes, 0, None)
             rp = render_pass(dev, FMT, "load")
             pipe, layout = fdm_pipeline(dev, "fdm_sample_pair.frag.spv", push_bytes=4, attachments=1, render_pass=rp,

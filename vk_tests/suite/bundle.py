@@ -57,8 +57,9 @@ MAX_NPY_BYTES = 1 << 30
 IMAGE_NAME_RE = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")
 #: the status of a case the run never reached (interrupted)
 NOT_RUN: Final = "NotRun"
-RecordStatus = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "NotRun"]
-COUNT_ORDER: tuple[RecordStatus, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning", "NotRun")
+RecordStatus = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer", "NotRun"]
+COUNT_ORDER: tuple[RecordStatus, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree",
+                                         "StreamDiffer", "NotRun")
 #: what a bundle may contain; an --out directory holding anything else is refused
 BUNDLE_ENTRIES = ("summary.json", "junit.xml", "cases")
 
@@ -127,11 +128,13 @@ def counts(records: Iterable[CaseRecord]) -> dict[str, int]:
 
 
 def closing_line(c: Mapping[str, int]) -> str:
-    """``N passed, N failed, N not supported`` (``, N quality warning`` and ``, N not run`` only
-    when there are some)."""
+    """``N passed, N failed, N not supported`` (``, N quality warning``, ``, N stream agree, N
+    stream differ`` and ``, N not run`` only when there are some)."""
     line = f"{c['Pass']} passed, {c['Fail']} failed, {c['NotSupported']} not supported"
     if c.get("QualityWarning"):
         line += f", {c['QualityWarning']} quality warning"
+    if c.get("StreamAgree") or c.get("StreamDiffer"):
+        line += f", {c.get('StreamAgree', 0)} stream agree, {c.get('StreamDiffer', 0)} stream differ"
     if c.get(NOT_RUN):
         line += f", {c[NOT_RUN]} not run"
     return line

@@ -22,9 +22,14 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-#: CTS-style results
-Status = Literal["Pass", "Fail", "NotSupported", "QualityWarning"]
-STATUSES: tuple[Status, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning")
+#: CTS-style results, and the two verdicts of a case judged on a driver's command stream instead of
+#: pixels (the box, ``vk_tests.box.suite``: the GPU never executes there): ``StreamAgree``, every
+#: value turnip programmed equals the model's plan; ``StreamDiffer``, some value does not (a failure).
+#: Neither is a pixel pass.
+Status = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer"]
+STATUSES: tuple[Status, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer")
+#: the statuses that fail a run
+FAILING: tuple[Status, ...] = ("Fail", "StreamDiffer")
 #: how a case runs: on the host only, turnip's per-bin scheme replayed with ordinary Vulkan, a
 #: real FDM render pass, or a shading-rate attachment derived from the model's areas (a new
 #: backend adds its name here and its ``cases()`` to the table of :mod:`vk_tests.registry`)

@@ -5,7 +5,10 @@ One ``<testsuite name="turnip-fdm vk">`` with ``tests``, ``failures``, ``errors`
 components of the case name (``backend.group``) and ``name`` = the rest.  A Fail has a
 ``<failure>`` (message = the verdict's line, text = its first mismatches); NotSupported and
 cases not run have a ``<skipped>``; a QualityWarning passes, with the warning in
-``<system-out>``.  Characters XML 1.0 cannot carry (control characters of a driver's message)
+``<system-out>``.  A case judged on a command stream (the box) says so: StreamDiffer is a
+``<failure type="StreamDiffer">`` with the differences, StreamAgree passes with
+``<system-out>StreamAgree: ...</system-out>`` (never a pixel pass) and a ``<properties>``
+entry ``judged_on`` = ``stream``.  Characters XML 1.0 cannot carry (control characters of a driver's message)
 are replaced by ``?``.
 """
 
@@ -38,7 +41,7 @@ def split_name(name: str) -> tuple[str, str]:
 
 def junit_xml(records: Sequence[CaseRecord], device: Mapping[str, Any] | None = None) -> bytes:
     """The JUnit document (UTF-8 bytes with an XML declaration)."""
-    failures = sum(r.status == "Fail" for r in records)
+    failures = sum(r.status in ("Fail", "StreamDiffer") for r in records)
     skipped = sum(r.status in ("NotSupported", "NotRun") for r in records)
     suite = ET.Element("testsuite", {
         "name": SUITE_NAME, "tests": str(len(records)), "failures": str(failures), "errors": "0",
@@ -50,8 +53,11 @@ def junit_xml(records: Sequence[CaseRecord], device: Mapping[str, Any] | None = 
         classname, name = split_name(r.name)
         tc = ET.SubElement(suite, "testcase", {"classname": classname, "name": name, "time": f"{r.seconds:.3f}"})
         message = xml_text(r.message)
-        if r.status == "Fail":
-            el = ET.SubElement(tc, "failure", {"message": message, "type": "Fail"})
+        if r.status in ("StreamAgree", "StreamDiffer"):
+            props_tc = ET.SubElement(tc, "properties")
+            ET.SubElement(props_tc, "property", {"name": "judged_on", "value": "stream"})
+        if r.status in ("Fail", "StreamDiffer"):
+            el = ET.SubElement(tc, "failure", {"message": message, "type": r.status})
             details = [message]
             if r.verdict is not None:
                 details += [json.dumps(m, sort_keys=True, default=str) for m in r.verdict.mismatches]
@@ -59,6 +65,6 @@ def junit_xml(records: Sequence[CaseRecord], device: Mapping[str, Any] | None = 
             el.text = xml_text("\n".join(details))
         elif r.status in ("NotSupported", "NotRun"):
             ET.SubElement(tc, "skipped", {"message": f"{r.status}: {message}"})
-        elif r.status == "QualityWarning":
-            ET.SubElement(tc, "system-out").text = f"QualityWarning: {message}"
+        elif r.status in ("QualityWarning", "StreamAgree"):
+            ET.SubElement(tc, "system-out").text = f"{r.status}: {message}"
     return bytes(ET.tostring(suite, encoding="utf-8", xml_declaration=True)) + b"\n"

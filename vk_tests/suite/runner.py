@@ -13,6 +13,13 @@ Rules (``docs/device-suite.md``):
 * Ctrl-C stops the run: the cases not reached are recorded as not run, and the results so far
   are still written (``summary.json``, ``junit.xml``).
 * Each case is written to the bundle as soon as it ends (all-or-nothing per case).
+* A device may run and judge the cases itself: when the opened device has ``run_case(case)``
+  (returning the :class:`CaseOutput`, raising like ``run``) and ``judge_case(case, scene,
+  output)``, those replace ``case.run(device, scene)`` and ``case.judge(scene, output)`` for the
+  cases that need a device.  The box (``vk_tests.box.suite``) is such a device: it runs each case
+  on turnip in a process of its own and judges the recorded command stream.  Such an output says
+  how it was judged in ``info["judged_on"]`` (``"stream"``), and :func:`recheck` judges it again
+  with the judge given for that kind.
 """
 
 from __future__ import annotations
@@ -30,7 +37,7 @@ from turnip_base.harness import open_device
 
 from . import bundle
 from .bundle import CaseRecord
-from .cases import Case, CaseOutput, Scene, Verdict, jsonable
+from .cases import FAILING, Case, CaseOutput, Scene, Verdict, jsonable
 from .junit import junit_xml
 
 #: opens the device of a run: ``opener(selector)`` -> a turnip_base.harness.Vulkan (or a stand-in with
@@ -51,10 +58,15 @@ def one_line(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def judge_safely(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
-    """``case.judge(scene, output)``; NotSupported and exceptions become verdicts."""
+#: a device's own judge (``judge_case``) or a judge of :func:`recheck`: (case, scene, output) -> verdict
+DeviceJudge = Callable[[Case, Scene, CaseOutput], Verdict]
+
+
+def judge_safely(case: Case, scene: Scene, output: CaseOutput, judge: DeviceJudge | None = None) -> Verdict:
+    """``case.judge(scene, output)`` (``judge(case, scene, output)`` when given); NotSupported and
+    exceptions become verdicts."""
     try:
-        return case.judge(scene, output)
+        return judge(case, scene, output) if judge is not None else case.judge(scene, output)
     except NotSupported as e:
         return Verdict(status="NotSupported", message=str(e))
     except Exception as e:  # noqa: BLE001 - a judge that raises fails its case, not the run
@@ -134,7 +146,7 @@ class SuiteResult:
 
     @property
     def failed(self) -> bool:
-        return self.counts["Fail"] > 0
+        return any(self.counts[s] > 0 for s in FAILING)
 
 
 def _record(case: Case, device: Mapping[str, Any] | None, verdict: Verdict | None) -> CaseRecord:
@@ -152,8 +164,10 @@ def _run_case(case: Case, dev: _Device | None) -> tuple[CaseRecord, CaseOutput |
     start = time.perf_counter()
     output: CaseOutput | None = None
     lost = False
+    run_case = getattr(ctx, "run_case", None) if ctx is not None else None
+    judge: DeviceJudge | None = getattr(ctx, "judge_case", None) if ctx is not None else None
     try:
-        out = case.run(ctx, case.scene)
+        out = run_case(case) if callable(run_case) else case.run(ctx, case.scene)
         bundle.check_output(out)
         output = out
     except NotSupported as e:
@@ -163,7 +177,7 @@ def _run_case(case: Case, dev: _Device | None) -> tuple[CaseRecord, CaseOutput |
         verdict = Verdict(status="Fail", message=one_line(e) + (" (device lost; opened again for the next case)"
                                                                  if lost else ""))
     else:
-        verdict = judge_safely(case, case.scene, output)
+        verdict = judge_safely(case, case.scene, output, judge)
     seconds = time.perf_counter() - start
     validation = tuple(ctx.messages[mark:]) if ctx is not None else ()
     if lost and dev is not None:
@@ -250,15 +264,20 @@ def _same(a: Verdict | None, b: Verdict | None) -> bool:
     return json.dumps(bundle.verdict_json(a), sort_keys=True) == json.dumps(bundle.verdict_json(b), sort_keys=True)
 
 
-def recheck(stored: bundle.Bundle, cases: Mapping[str, Case]) -> list[Recheck]:
+def recheck(stored: bundle.Bundle, cases: Mapping[str, Case],
+            judges: Mapping[str, DeviceJudge] | None = None) -> list[Recheck]:
     """Every case of ``stored`` judged again with this version's judge (looked up in
     ``cases`` by name) on the stored scene, images and info, with the stored validation
     messages; a case whose run raised (NotSupported, an exception) is re-derived as what it
-    recorded, since there is nothing to judge."""
+    recorded, since there is nothing to judge.  An output judged by its device
+    (``info["judged_on"]``, e.g. ``"stream"``) is judged by ``judges[that]``; without one it
+    is unchecked."""
     out = []
     for rec in stored.records:
         case = cases.get(rec.name)
         omitted = [i.name for i in rec.images if i.omitted]
+        judged_on = rec.info.get("judged_on") if rec.ran else None
+        judge = (judges or {}).get(str(judged_on)) if judged_on is not None else None
         if rec.verdict is None:
             out.append(Recheck(name=rec.name, outcome="unchecked", stored=None, now=None, note="not run"))
         elif case is None:
@@ -270,8 +289,11 @@ def recheck(stored: bundle.Bundle, cases: Mapping[str, Case]) -> list[Recheck]:
         elif omitted:
             out.append(Recheck(name=rec.name, outcome="unchecked", stored=rec.verdict, now=None,
                                note=f"image {omitted[0]!r} was left out of the bundle"))
+        elif judged_on is not None and judge is None:
+            out.append(Recheck(name=rec.name, outcome="unchecked", stored=rec.verdict, now=None,
+                               note=f"judged on the {judged_on}: no judge of that kind was given"))
         else:
-            now = conclude(judge_safely(case, rec.scene, bundle.load_output(stored, rec)), rec.validation)
+            now = conclude(judge_safely(case, rec.scene, bundle.load_output(stored, rec), judge), rec.validation)
             out.append(Recheck(name=rec.name, outcome="same" if _same(now, rec.verdict) else "DIFFERS",
                                stored=rec.verdict, now=now))
     return out
