@@ -74,6 +74,8 @@ class _Diff:
 
 
 def _slots(d: _Diff, driver: Phase, model_slots: Sequence[Any], where: int | None, prefix: str) -> None:
+    if driver.drawn:
+        d.eq(f"{prefix}slot_count", driver.slot_count, len(model_slots), where)
     by_slot: dict[int, Slot] = {s.slot: s for s in driver.slots}
     for ms in model_slots:
         ds = by_slot.get(ms.slot)

@@ -56,6 +56,8 @@ class Phase:
     lrz_enable: bool
     foveat: dict[str, Any] | None              # a7xx: GRAS_BIN_FOVEAT and its offsets
     slots: tuple[Slot, ...]
+    #: viewport slots the phase programmed before its draw (GRAS_CL_VIEWPORT[i] written)
+    slot_count: int
     blit_scissors: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
     #: the stores after the bin's draws: ``("fast", rect)`` (a BLIT event of a store
     #: ``RB_RESOLVE_OPERATION``) or ``("a2d", dst, src)`` (a ``CP_BLIT``: the scaled store)
@@ -97,12 +99,14 @@ class _Phases(Listener):
 
     def reg(self, reg: int, value: int) -> None:
         self.regs[reg] = value
+        if self.current is not None and self.current["at_draw"] is None:
+            self.current["written"].add(reg)
 
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
         if kind is not None:
             self.current = {"kind": kind, "at_draw": None, "blits": [], "patches": [], "stores": [],
-                            "resolving": False, "pred": None}
+                            "resolving": False, "pred": None, "written": set()}
             self.phases.append(self.current)
         elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
             self.current["resolving"] = True
@@ -177,6 +181,8 @@ def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int],
                  window_scissor=(R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_TL)), R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_BR))),
                  window_offset=R.reg_xy(g(R.RB_WINDOW_OFFSET)), bin_size=(bw, bh), force_lrz_dis=lrz_dis,
                  lrz_enable=bool(g(R.GRAS_LRZ_CNTL) & 1), foveat=fov, slots=tuple(out),
+                 slot_count=max((i + 1 for i in range(R.MAX_VIEWPORTS) if R.GRAS_CL_VIEWPORT + 6 * i in raw["written"]),
+                                default=0),
                  blit_scissors=tuple(raw["blits"]), stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
                  fs_params=fs_params_of(raw["patches"], views))
 

@@ -149,7 +149,8 @@ class Device:
         if "VK_VALVE_fragment_density_map_layered" in self.enabled:
             chain = _ext32(STYPE_FDM_LAYERED_FEATURES_VALVE, vk.VK_TRUE, chain, self._keep)
         v11 = vk.VkPhysicalDeviceVulkan11Features(multiview=vk.VK_TRUE, pNext=chain)
-        v12 = vk.VkPhysicalDeviceVulkan12Features(shaderOutputViewportIndex=vk.VK_TRUE, pNext=v11)
+        v12 = vk.VkPhysicalDeviceVulkan12Features(shaderOutputViewportIndex=vk.VK_TRUE, shaderOutputLayer=vk.VK_TRUE,
+                                                  pNext=v11)
         feats = vk.VkPhysicalDeviceFeatures2(features=vk.VkPhysicalDeviceFeatures(multiViewport=vk.VK_TRUE),
                                              pNext=v12)
         queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=0, queueCount=1, pQueuePriorities=[1.0])
@@ -158,7 +159,7 @@ class Device:
         self.queue = vk.vkGetDeviceQueue(self.device, 0, 0)
         self.pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(queueFamilyIndex=0), None)
         self.mem_props = vk.vkGetPhysicalDeviceMemoryProperties(self.pd)
-        names = ("box.vert", "box_vpi.vert", *(f"box{k}.frag" for k in range(MAX_COLOURS + 1)))
+        names = ("box.vert", "box_vpi.vert", "box_layer.vert", *(f"box{k}.frag" for k in range(MAX_COLOURS + 1)))
         self.shaders = {n: vk.vkCreateShaderModule(self.device, vk.VkShaderModuleCreateInfo(
             codeSize=len(b), pCode=b), None) for n in names for b in [_spv(n)]}
         self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
@@ -313,12 +314,17 @@ def _scissors(job: dict[str, Any]) -> list[Any]:
             for s in job["scissors"]]
 
 
+def _layered(job: dict[str, Any]) -> bool:
+    return bool(job["views"] == 1 and job["layers"] > 1)
+
+
 def _pipeline(dev: Device, stack: ExitStack, job: dict[str, Any], rp: Any) -> tuple[Any, Any]:
     colours = [a for a in job["attachments"] if a["kind"] != "depth"]
     has_depth = any(a["kind"] == "depth" for a in job["attachments"])
     layout = vk.vkCreatePipelineLayout(dev.device, vk.VkPipelineLayoutCreateInfo(), None)
     stack.callback(vk.vkDestroyPipelineLayout, dev.device, layout, None)
-    vert = "box_vpi.vert" if job["writes_viewport_index"] else "box.vert"
+    # a layered pass draws one instance a layer and writes gl_Layer, as a layered application does
+    vert = "box_vpi.vert" if job["writes_viewport_index"] else "box_layer.vert" if _layered(job) else "box.vert"
     stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=dev.shaders[vert],
                                                  pName="main"),
               vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT,
@@ -472,7 +478,7 @@ def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
             vk.vkCmdSetViewport(cmd, 0, len(job["viewports"]), _viewports(job))
             vk.vkCmdSetScissor(cmd, 0, len(job["scissors"]), _scissors(job))
         for _ in range(job["draws"]):
-            vk.vkCmdDraw(cmd, 3, 1, 0, 0)
+            vk.vkCmdDraw(cmd, 3, job["layers"] if _layered(job) else 1, 0, 0)
         end_next: Any = None
         if job["fdm_offsets"] is not None:
             end_next = vk.VkSubpassFragmentDensityMapOffsetEndInfoQCOM(
