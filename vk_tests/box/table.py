@@ -21,6 +21,10 @@ def _wh(p: Any) -> str:
     return f"{p[0]}x{p[1]}"
 
 
+def _fs(p: Any) -> str:
+    return "-" if p is None else f"{p[0][0]}x{p[0][1]}@{p[1][0]:g},{p[1][1]:g}"
+
+
 def _fov(f: Any) -> str:
     if not f:
         return "-"
@@ -41,7 +45,7 @@ def side_by_side(o: Outcome) -> str:
         lines.append(f"binning pass  driver {d.binning is not None}  model {bool(getattr(p, 'binning_pass', True))}")
         bad = {(x.bin, x.field) for x in o.differences}
         lines.append(f"{'bin':>4} {'side':<6} {'window_scissor':<20} {'common_bin_start':<16} {'bin_size':<10} "
-                     f"{'lrz':<4} {'foveat':<12} slot0 viewport (x,w,y,h)")
+                     f"{'lrz':<4} {'foveat':<12} {'view0 fa@o':<16} slot0 viewport (x,w,y,h)")
         for i in range(max(len(d.bins), len(p.tiles))):
             mark = "*" if any(b == i for b, _ in bad) else " "
             if i < len(d.bins):
@@ -50,17 +54,20 @@ def side_by_side(o: Outcome) -> str:
                 vps = f"{vp[0] - vp[1]:g},{2 * vp[1]:g},{vp[2] - vp[3]:g},{2 * vp[3]:g}" if vp else "-"
                 lines.append(f"{i:>4}{mark}{'driver':<6} {_ws(b.window_scissor):<20} "
                              f"{_xy(b.window_offset):<16} {_wh(b.bin_size):<10} "
-                             f"{'off' if b.force_lrz_dis or not b.lrz_enable else 'on':<4} {_fov(b.foveat):<12} {vps}")
+                             f"{'off' if b.force_lrz_dis or not b.lrz_enable else 'on':<4} {_fov(b.foveat):<12} "
+                             f"{_fs(b.fs_params[0] if b.fs_params else None):<16} {vps}")
             if i < len(p.tiles):
                 t = p.tiles[i]
                 ts = p.tiling.tile_size
                 s0 = t.slots[0].viewport if t.slots else None
+                fs0 = (t.fs_params[0].frag_size, t.fs_params[0].frag_offset) if t.fs_params else None
                 f = {"binscaleen": t.foveat.binscaleen, "xscale": list(t.foveat.xscale),
                      "yscale": list(t.foveat.yscale)}
                 lines.append(f"{i:>4}{mark}{'model':<6} {_ws(t.window_scissor):<20} "
                              f"{_xy(t.common_bin_start):<16} "
                              f"{_wh((ts[0] * t.gmem_extent[0], ts[1] * t.gmem_extent[1])):<10} "
                              f"{'on' if t.lrz else 'off':<4} {_fov(f):<12} "
+                             f"{_fs(fs0):<16} "
                              + (f"{s0[0]:g},{s0[2]:g},{s0[1]:g},{s0[3]:g}" if s0 else "-"))
     for x in o.differences:
         lines.append("  " + x.line())
