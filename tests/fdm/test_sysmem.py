@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 from fdm import make_scenario, plan_render_pass
 from fdm.plan import RenderPassPlan, SysmemPlan
@@ -55,6 +56,7 @@ def test_tu_debug_sysmem_keeps_user_viewports_and_clamps_scissors() -> None:
     assert json.loads(json.dumps(lj)) == lj
 
 
+@pytest.mark.slow  # plans a 16384-tile GMEM pass (seconds)
 def test_too_many_tiles_for_the_vsc_pipes() -> None:
     """a618 (32 VSC pipes, no bin mask), 4096x4096 with 32x32 tiles: 128 x 128 = 16384 tiles;
     the pipes grow until at most 32 are needed (pipe0 of 512 tiles), and a pipe holds at most

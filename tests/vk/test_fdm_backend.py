@@ -279,6 +279,7 @@ def test_judge_spec_legal_but_not_turnip() -> None:
     assert v.status == "Pass" and "pixel(s) differ from turnip's plan for a750" in v.message, v.message
 
 
+@pytest.mark.slow  # judges device-sized images (seconds each)
 def test_judge_area_above_the_density_fails_everywhere() -> None:
     scene = scene_of("fdm.uniform_area.2x2.rp2")
     fours = fdm_expected.turnip_expectation(with_density(scene, 4), "a750", "rp2")

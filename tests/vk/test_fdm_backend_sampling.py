@@ -75,6 +75,7 @@ def test_samples_from_target_layout() -> None:
 
 
 @pytest.mark.parametrize("profile", ["a650"])
+@pytest.mark.slow  # judges device-sized sampled images (seconds each)
 def test_judge_passes_turnips_plan_and_fails_a_missing_apron(profile: str) -> None:
     scene = case().scene
     out, xs, ys = turnip_output(scene, profile)
