@@ -25,7 +25,10 @@ suite's runner (:mod:`vk_tests.suite.runner`) that runs and judges the cases its
   case's scenario as the pass rendered it (:func:`rendered_scenario`: the pass's own
   attachments, depth and draws, turnip's own bin merging, through
   :func:`vk_tests.box.jobs.model_scenario` on the box's GPU: turnip picks its own tile size) by
-  :func:`vk_tests.box.compare.differences`.  The verdict is ``StreamAgree`` or ``StreamDiffer``
+  :func:`vk_tests.box.compare.differences`.  Left out, and said so, where the plan does not
+  describe the pass: the FS-constants patch of a shader that reads no ``gl_FragCoord``
+  (``FdmPass.fs_fdm_constants``: turnip patches nothing) and the store path of a subsampled
+  attachment (``FdmPass.subsampled``: :data:`SUBSAMPLED_STORE`).  The verdict is ``StreamAgree`` or ``StreamDiffer``
   (:data:`vk_tests.suite.cases.STATUSES`), never a pixel pass.  The output keeps the chosen
   ``.rd`` of each pass as an image of bytes (``stream<i>``) and ``info["judged_on"] = "stream"``.
 * **Other cases.**  Host cases need no device and run as everywhere; any other case that needs a
