@@ -159,8 +159,8 @@ def run() -> NoReturn:
     signal.signal(signal.SIGINT, _exit_interrupted)
     try:
         registrars()  # the heavy imports, under the exiting handler
-    except ImportError:
-        pass  # main() says so, in one line
+    except Exception:  # noqa: BLE001 - main() imports them again and says what failed, in one line
+        pass
     signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         status = main()

@@ -106,3 +106,22 @@ def test_while_the_layout_threads_run(tmp_path: Path) -> None:
     assert_interrupted(*interrupt(proc))
     assert time.monotonic() - t0 < 30
     assert not (tmp_path / "demo").exists()
+
+
+def test_a_module_that_raises_on_import_is_still_one_line() -> None:
+    """run() imports the sub-commands before main() under the exiting handler: an import that
+    raises (not only ImportError) still ends as main's one line, not a traceback."""
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    code = ("import sys, types, importlib.abc\n"
+            "class Boom(importlib.abc.MetaPathFinder, importlib.abc.Loader):\n"
+            "    def find_spec(self, name, path, target=None):\n"
+            "        import importlib.util\n"
+            "        return importlib.util.spec_from_loader(name, self) if name == 'turnip_fdm.diff' else None\n"
+            "    def create_module(self, spec): return None\n"
+            "    def exec_module(self, module): raise ZeroDivisionError('planted')\n"
+            "sys.meta_path.insert(0, Boom())\n"
+            "from turnip_fdm.cli import run; run()\n")
+    r = subprocess.run([sys.executable, "-c", code, "--help"], cwd=REPO, env=env, text=True, capture_output=True,
+                       timeout=DEADLINE)
+    assert r.returncode == 1 and r.stdout == "", (r.returncode, r.stdout, r.stderr)
+    assert r.stderr.startswith("turnip-fdm: internal error: ZeroDivisionError: planted") and r.stderr.count("\n") == 1
