@@ -121,3 +121,13 @@ def test_the_same_densities_in_every_format() -> None:
     assert fdm_pass.map_values(dm, R8) is not None and fdm_pass.map_values(dm, R16) is None
     halves = _map("R32G32_SFLOAT", [[1.0, 0.5], [0.25, 1.0]])
     assert fdm_pass.map_values(halves, R16) is not None and fdm_pass.map_values(halves, R8) is None
+
+
+def test_the_qcom_offset_extension_where_no_ext_entry_point_is_needed() -> None:
+    from vk_tests.fdm import device as fdm_device
+
+    both = {fdm_device.FDM_EXT: 3, fdm_device.OFFSET_QCOM: 3, fdm_device.OFFSET_EXT: 1}
+    assert fdm_device.enabled_extensions(both) == [fdm_device.FDM_EXT, fdm_device.OFFSET_EXT]
+    assert fdm_device.enabled_extensions(both, offset_ext=False) == [fdm_device.FDM_EXT, fdm_device.OFFSET_QCOM]
+    ext_only = {fdm_device.FDM_EXT: 3, fdm_device.OFFSET_EXT: 1}
+    assert fdm_device.enabled_extensions(ext_only, offset_ext=False) == [fdm_device.FDM_EXT, fdm_device.OFFSET_EXT]

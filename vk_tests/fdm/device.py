@@ -219,11 +219,16 @@ FEATURE_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def enabled_extensions(extensions: Mapping[str, int]) -> list[str]:
+def enabled_extensions(extensions: Mapping[str, int], offset_ext: bool = True) -> list[str]:
     """The extensions an FDM device enables: FDM, FDM2, the EXT offset extension (else QCOM's),
-    dynamic rendering; whichever the device exposes."""
+    dynamic rendering; whichever the device exposes.  ``offset_ext`` False: QCOM's offset
+    extension where the device exposes it (the render-pass-2 path uses nothing else: the EXT is
+    its promotion, with the same structures and flag), so that a validation layer older than the
+    EXT (Debian trixie's 1.4.309, the 26.1 box's) still knows every enabled extension."""
     out = [e for e in (FDM_EXT, FDM2_EXT, DYNREND_EXT, VPI_EXT) if e in extensions]
-    if OFFSET_EXT in extensions:
+    if not offset_ext and OFFSET_QCOM in extensions:
+        out.append(OFFSET_QCOM)
+    elif OFFSET_EXT in extensions:
         out.append(OFFSET_EXT)
     elif OFFSET_QCOM in extensions:
         out.append(OFFSET_QCOM)
@@ -289,13 +294,14 @@ def probe(ctx: Vulkan) -> DeviceCaps:
                       format_features=fmts, linear_format_features=linear, **kw)
 
 
-def open_fdm_device(ctx: Vulkan) -> Vulkan:
+def open_fdm_device(ctx: Vulkan, offset_ext: bool = True) -> Vulkan:
     """A device on ``ctx``'s physical device with the FDM extensions and the queried features
-    chain enabled (validation on when ``ctx`` has it)."""
+    chain enabled (validation on when ``ctx`` has it); ``offset_ext`` as
+    :func:`enabled_extensions` (False for a case that needs no ``vkCmdEndRendering2EXT``)."""
     def setup(dev: Vulkan) -> tuple[list[str], Any]:
         exts, s = _query_chain(dev)
         dev._fdm_chain = s  # type: ignore[attr-defined]  # keep every link alive with the device
-        return enabled_extensions(exts), s["features2"]
+        return enabled_extensions(exts, offset_ext), s["features2"]
 
     return Vulkan(device=ctx.info.index, validation=ctx.messenger is not None, setup=setup)
 

@@ -250,7 +250,7 @@ def _run_kind(ctx: Vulkan, scene: Scene) -> CaseOutput:
     if lack is not None:
         raise NotSupported(f"{lack} (device {caps.name})")
     check_granularity(caps, scene)
-    dev = open_fdm_device(ctx)
+    dev = open_fdm_device(ctx, offset_ext=False)  # render pass 2 only
     try:
         with dev.scope():
             p = GeometryPass(dev, sc, scene)

@@ -373,7 +373,9 @@ def run_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
     kind = readback_kind(caps, readback)
     rects = clear_rects_of(scene)
     load_op = scene.get("load_op", "clear")
-    dev = open_fdm_device(ctx)
+    # the EXT offset extension only where vkCmdEndRendering2EXT ends the pass: dynamic rendering with offsets
+    offsets = sc.fdm_offsets is not None or sc.fdm_offset_create_flag
+    dev = open_fdm_device(ctx, offset_ext=path == "dynrend" and offsets)
     try:
         images: dict[str, npt.NDArray[np.uint16]] = {}
         vflags = MAP_VIEW_FLAGS[map_timing(scene)]

@@ -466,7 +466,7 @@ def run_sampling_fdm(ctx: Vulkan, scene: Scene) -> CaseOutput:
     check_granularity(caps, scene)
     profile = match_profile(caps.driver_id, caps.name)
     xs, ys = sample_points(scene, profile)
-    dev = open_fdm_device(ctx)
+    dev = open_fdm_device(ctx, offset_ext=False)  # render pass 2 only
     try:
         with dev.scope():
             p = ApronPass(dev, sc)
