@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -74,6 +75,8 @@ NO_PIXELS = "the box executes nothing: pixel cases need a real GPU"
 STREAM = "stream{}"
 #: the differences a StreamDiffer verdict keeps
 FIRST_DIFFERENCES = 8
+#: how long the host waits for the worker's answer (one case, or opening the device)
+ANSWER_TIMEOUT_S = 600
 #: the fields not compared for a pass with a subsampled attachment (:func:`judge_stream`)
 SUBSAMPLED_STORE = ("fast_store", "store_rects")
 
@@ -154,7 +157,13 @@ class BoxDevice:
         return (lines[-1][:300] if lines else "") or f"the worker ended (exit status {code})"
 
     def _read(self) -> dict[str, Any] | None:
+        """The worker's next line (it writes whole lines, one per request); None when it ended or
+        said nothing for :data:`ANSWER_TIMEOUT_S` (then it is killed)."""
         assert self.proc is not None and self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], ANSWER_TIMEOUT_S)
+        if not ready:
+            self.proc.kill()
+            return None
         line = self.proc.stdout.readline()
         return json.loads(line) if line else None
 
