@@ -315,17 +315,19 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
             modes.append(f"{dp.render_mode} {len(dp.bins)} bins" if dp.render_mode == "gmem" else dp.render_mode)
             diffs += [{"pass": i, "field": d.field, "bin": d.bin, "view": d.view, "driver": jsonable(d.driver, False),
                        "model": jsonable(d.model, False)} for d in got]
-    what = f"{len(passes)} FDM pass(es) on turnip {gpu} ({', '.join(modes)}), {compared} values"
-    what += "".join(f"; {n}" for n in sorted(notes))
+    where = f"{len(passes)} FDM pass(es) on turnip {gpu}: {', '.join(modes)}"
+    where += "".join(f"; {n}" for n in sorted(notes))
     if diffs:
         first = diffs[0]
         return Verdict(status="StreamDiffer",
-                       message=f"{len(diffs)} of {what} differ from the model; first: pass {first['pass']} "
-                               f"{first['field']}" + (f" bin {first['bin']}" if first["bin"] is not None else "")
+                       message=f"{len(diffs)} of {compared} values differ from the model ({where}); first: pass "
+                               f"{first['pass']} {first['field']}"
+                               + (f" bin {first['bin']}" if first["bin"] is not None else "")
+                               + (f" slot {first['view']}" if first["view"] is not None else "")
                                + f": driver {first['driver']}, model {first['model']}",
                        mismatches=tuple(diffs[:FIRST_DIFFERENCES]))
-    return Verdict(status="StreamAgree", message=f"the command stream agrees with the model: {what} "
-                                                 "(judged on the stream; no pixels)")
+    return Verdict(status="StreamAgree", message=f"the command stream agrees with the model: {compared} values "
+                                                 f"({where}; judged on the stream, no pixels)")
 
 
 # ---- the worker (inside the box) ---------------------------------------------------------------
