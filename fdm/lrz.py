@@ -3,8 +3,10 @@ over-allocation of depth images created for FDM offsets, which also caps the til
 (``fdl6_lrz_get_max_fdm_extra_size``).
 
 The per-tile disable (``disable_lrz`` / ``force_lrz_dis``) lives in :mod:`fdm.tile_select`;
-the effective LRZ state of a tile is ``LrzPassState.valid and not force_lrz_dis`` (a6xx emits
-no per-tile disable: docs/findings.md, finding m).
+the LRZ at the draws (:func:`tu6_calculate_lrz_state`) is off in every FDM pass on a6xx, whose
+fragment shader is compiled with ``TU_LRZ_FORCE_DISABLE_LRZ`` (:func:`fs_forces_lrz_off`).  The
+effective LRZ state of a tile is ``LrzDrawState.enabled and not force_lrz_dis``
+(docs/findings.md, finding m).
 """
 
 from __future__ import annotations
@@ -31,6 +33,68 @@ class LrzPassState:
 
     valid: bool
     reason: str  # "" when valid
+
+
+@attrs.frozen(kw_only=True)
+class LrzDrawState:
+    """LRZ at the pass's draws after ``tu6_calculate_lrz_state``: ``enabled`` is
+    ``GRAS_LRZ_CNTL.ENABLE`` as every draw (and so every bin: the value is an unpatched draw
+    state) programs it; ``valid_after`` is ``cmd->state.lrz.valid`` once the draws are recorded
+    (false when a draw invalidated LRZ for the rest of the pass); ``reason`` says why LRZ is off
+    ("" when enabled)."""
+
+    enabled: bool
+    valid_after: bool
+    reason: str
+
+
+#: the ``tu_lrz_disable_reason`` text of ``tu6_calculate_lrz_state`` for a fragment shader marked
+#: ``TU_LRZ_FORCE_DISABLE_LRZ`` on a GPU with LRZ direction tracking (the cause is the FDM)
+LRZ_FS_DISABLE_REASON = "FS writes depth or has side-effects (TODO: fix for gpu-direction-tracking case)"
+
+
+def fs_forces_lrz_off(gpu: GpuProfile, fdm_pipeline: bool) -> bool:
+    """``tu_shader_create`` (src/freedreno/vulkan/tu_shader.cc, pop-os @ 025a3b4d), fragment
+    stage: ``if (key->fragment_density_map && chip < 7) fs.lrz.status =
+    TU_LRZ_FORCE_DISABLE_LRZ`` ("FDM isn't compatible with LRZ, because the LRZ image uses the
+    original resolution"; a7xx uses ``GRAS_SC_BIN_CNTL::FORCE_LRZ_DIS`` per bin instead).
+
+    ``fdm_pipeline`` is the key's ``fragment_density_map``: the pipeline was created with
+    ``VK_PIPELINE_CREATE_2_RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT_EXT``, which
+    ``vk_get_pipeline_rendering_flags`` (the common runtime's vk_render_pass.c) sets exactly when
+    the render pass's ``fragment_density_map.attachment`` is used.  ``tu_CreateRenderPass2``
+    (tu_pass.cc, pop-os @ c02c8b9f) leaves that attachment ``VK_ATTACHMENT_UNUSED`` when
+    ``tu_render_pass_disable_fdm`` turns the FDM off, so a pass whose FDM is off has no FDM key:
+    ``fdm_pipeline`` is ``pass->has_fdm``.  Decided per pipeline at compile time: density, bin
+    scaling and ``gl_FragCoord`` play no part."""
+    return fdm_pipeline and gpu.chip < 7
+
+
+def tu6_calculate_lrz_state(gpu: GpuProfile, pass_lrz: LrzPassState, fs_force_disable: bool) -> LrzDrawState:
+    """``tu6_calculate_lrz_state`` (src/freedreno/vulkan/tu_lrz.cc, pop-os @ 4ff7b570) for the
+    pass's draws (the box's pipeline: depth test ``LESS`` with writes, no other LRZ trigger):
+
+    1. ``!lrz.valid`` (:func:`tu_lrz_init_state`): ``GRAS_LRZ_CNTL`` = 0;
+    2. ``disable_lrz_due_to_fs`` (:func:`fs_forces_lrz_off`): without ``has_lrz_dir_tracking``
+       (a618, a630) ``temporary_disable_lrz``: every draw has LRZ off and ``lrz.valid`` stays;
+       with it (``prev_direction`` still ``TU_LRZ_UNKNOWN`` at the first draw) ``disable_lrz``:
+       ``lrz.valid = false`` for the rest of the pass (the later draws stop at step 1);
+    3. otherwise enabled.
+
+    ``lrz.enabled = valid && enable``; when false the whole ``GRAS_LRZ_CNTL`` is zeroed.  The
+    value is written into the ``TU_DRAW_STATE_LRZ_AND_DEPTH_PLANE`` draw state, which no FDM
+    patchpoint rewrites: every bin replays it."""
+    if not pass_lrz.valid:
+        return LrzDrawState(enabled=False, valid_after=False, reason=pass_lrz.reason)
+    if fs_force_disable:
+        if gpu.has_lrz_dir_tracking:
+            return LrzDrawState(enabled=False, valid_after=False,
+                                reason=f"fragment shader compiled for FDM on a6xx (TU_LRZ_FORCE_DISABLE_LRZ): "
+                                       f"LRZ invalidated for the pass ({LRZ_FS_DISABLE_REASON})")
+        return LrzDrawState(enabled=False, valid_after=True,
+                            reason="fragment shader compiled for FDM on a6xx (TU_LRZ_FORCE_DISABLE_LRZ): "
+                                   "LRZ temporarily disabled at every draw")
+    return LrzDrawState(enabled=True, valid_after=True, reason="")
 
 
 def tu_lrz_init_state(gpu: GpuProfile, depth_load_op: DepthLoadOp, fdm_offset_image: bool) -> LrzPassState:

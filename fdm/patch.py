@@ -79,6 +79,25 @@ def viewport_state(views: int, user_viewports: int, writes_viewport_index: bool,
                          per_layer_viewport=per_layer_viewport)
 
 
+def viewport_state_without_fdm(views: int, user_viewports: int, writes_viewport_index: bool,
+                               multiview_per_view_viewports: bool) -> ViewportState:
+    """``tu_emit_program_state`` (tu_pipeline.cc, pop-os @ 26e5c1f9) for a pass whose FDM
+    ``tu_render_pass_disable_fdm`` turned off.  ``tu_CreateRenderPass2`` (tu_pass.cc, pop-os @
+    c02c8b9f) then leaves ``pass->fragment_density_map.attachment`` unused, so the pipeline gets
+    no ``RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT`` and its fragment shader no FDM key
+    (``fs.has_fdm`` false, :func:`fdm.lrz.fs_forces_lrz_off`):
+    ``per_view_viewport = !writes_viewport && multiviewPerViewViewports`` (the QCOM device feature
+    only), ``fake_single_viewport = per_view_viewport && !multiviewPerViewViewports`` = false.
+    ``cmd->state.has_fdm`` is false, so the viewports and scissors are not emitted through
+    ``tu6_emit_viewport_fdm``/``tu6_emit_scissor_fdm`` (no patchpoint) but directly by
+    ``tu6_emit_viewport``/``tu6_emit_scissor``: the user's ``viewport_count`` slots, slot ``i``
+    the user's viewport and scissor ``i`` as given (:func:`unpatched_slots`).  (The VALVE
+    per-layer lowering is taken as off with the FDM.)"""
+    pvv = (not writes_viewport_index) and multiview_per_view_viewports
+    return ViewportState(per_view_viewport=pvv, fake_single_viewport=False, share_scale=not pvv,
+                         slot_count=user_viewports, views=views)
+
+
 @attrs.frozen(kw_only=True)
 class ViewportPatch:
     slot: int
@@ -120,6 +139,26 @@ def _patch_each_slot(vs: ViewportState, user_viewports: Sequence[UserViewport], 
         vp = user_viewports[u]
         pv, (off, ext) = patch(v, (vp.x, vp.y, vp.w, vp.h), user_scissors[u].as_tuple())
         out.append(ViewportPatch(slot=i, view=v, viewport=(float(pv[0]), float(pv[1]), float(pv[2]), float(pv[3])),
+                                 viewport_scissor=tu6_emit_viewport_scissor(pv), scissor_offset=off,
+                                 scissor_extent=ext, scissor=tu6_emit_scissor(off, ext)))
+    return tuple(out)
+
+
+def unpatched_slots(vs: ViewportState, user_viewports: Sequence[UserViewport],
+                    user_scissors: Sequence[Rect]) -> tuple[ViewportPatch, ...]:
+    """The slots of a pass without FDM patchpoints (:func:`viewport_state_without_fdm`):
+    ``tu6_emit_viewport`` and ``tu6_emit_scissor`` (tu_pipeline.cc, pop-os @ 26e5c1f9) of user
+    viewport and scissor ``i`` for slot ``i``, untransformed (the scissor is not intersected
+    with any bin)."""
+    out: list[ViewportPatch] = []
+    for i in range(vs.slot_count):
+        vp = user_viewports[i]
+        pv = (np.float32(vp.x), np.float32(vp.y), np.float32(vp.w), np.float32(vp.h))
+        x, y, w, h = user_scissors[i].as_tuple()
+        off: Pair = (x, y)
+        ext: Pair = (w, h)
+        out.append(ViewportPatch(slot=i, view=vs.slot_view(i), viewport=(float(pv[0]), float(pv[1]), float(pv[2]),
+                                                                            float(pv[3])),
                                  viewport_scissor=tu6_emit_viewport_scissor(pv), scissor_offset=off,
                                  scissor_extent=ext, scissor=tu6_emit_scissor(off, ext)))
     return tuple(out)
@@ -197,6 +236,24 @@ def blit_rects(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_sta
         out.append(BlitRects(load_dst=(cx - h0[0], cy - h0[1], sw, sh), load_src=(x, y, w, h),
                              store_dst=((x, y), (x + w - 1, y + h - 1)),
                              store_src=((cx, cy), (cx + sw - 1, cy + sh - 1))))
+    return tuple(out)
+
+
+def blit_rects_without_fdm(bins: Sequence[Rect4], common_bin_start: Pair,
+                           render_areas: Sequence[Rect4]) -> tuple[BlitRects, ...]:
+    """The store rectangles of a pass without FDM: ``tu_store_gmem_attachment``
+    (tu_clear_blit.cc, pop-os @ 4ff7b570) with ``!pass->has_fdm`` programs the A2D store (when it
+    takes it) with ``r2d_coords(render_area.offset, render_area.offset, render_area.extent)``:
+    destination and source are the render area of the view (its own with per-view render areas,
+    else the first) in framebuffer coordinates, the same in every bin (no patchpoint; the
+    hardware keeps the bin's part).  The load rectangles are :func:`blit_rects`' at frag area 1x1
+    (the load is a blit event without FDM: no 3D blit coordinates are programmed)."""
+    ones = ((1, 1),) * len(bins)
+    out: list[BlitRects] = []
+    for v, b in enumerate(blit_rects(ones, bins, common_bin_start, ((0, 0),) * len(bins))):
+        x, y, w, h = render_areas[v] if len(render_areas) > 1 else render_areas[0]
+        corners = ((x, y), (x + w - 1, y + h - 1))
+        out.append(attrs.evolve(b, store_dst=corners, store_src=corners))
     return tuple(out)
 
 

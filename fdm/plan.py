@@ -8,10 +8,29 @@ import attrs
 
 from .errors import DriverAssertion, NotModelled, ScenarioError
 from .gpu import GpuProfile, gmem_budget
-from .lrz import LrzPassState, max_fdm_extra_size, tu_lrz_init_state
+from .lrz import (
+    LrzDrawState,
+    LrzPassState,
+    fs_forces_lrz_off,
+    max_fdm_extra_size,
+    tu6_calculate_lrz_state,
+    tu_lrz_init_state,
+)
 from .options import MERGING_VARIANTS, choice
-from .patch import BlitRects, FsParams, ViewportPatch, ViewportState, blit_rects, fs_params, patch_slots, viewport_state
-from .render_mode import autotune_render_mode, tu_render_pass_disable_fdm, use_hw_binning
+from .patch import (
+    BlitRects,
+    FsParams,
+    ViewportPatch,
+    ViewportState,
+    blit_rects,
+    blit_rects_without_fdm,
+    fs_params,
+    patch_slots,
+    unpatched_slots,
+    viewport_state,
+    viewport_state_without_fdm,
+)
+from .render_mode import autotune_render_mode, tu_choose_gmem_layout, tu_render_pass_disable_fdm, use_hw_binning
 from .scenario import Scenario
 from .tile_select import (
     Foveat,
@@ -64,7 +83,7 @@ class TilePlan:
     bin_is_scaled: bool
     bin_scale_en: bool
     foveat: Foveat
-    lrz: bool                      # LRZ in effect for this tile: the pass's LRZ state and no force_lrz_dis
+    lrz: bool                      # LRZ in effect for this tile: LRZ at the draws and no force_lrz_dis
     force_lrz_dis: bool            # GRAS_SC_BIN_CNTL.force_lrz_dis as emitted (a7xx+)
     window_scissor: tuple[Pair, Pair]
     fast_store: bool
@@ -94,6 +113,7 @@ class RenderPassPlan:
     binning: BinningPlan
     tiles: tuple[TilePlan, ...]
     lrz: LrzPassState              # tu_lrz_init_state: LRZ for the whole pass
+    lrz_draw: LrzDrawState         # tu6_calculate_lrz_state: LRZ at the draws (off in a6xx FDM passes)
     fdm_enabled: bool              # pass->has_fdm after tu_render_pass_disable_fdm
     fdm_disabled_reason: str | None
     binning_pass: bool             # use_hw_binning: a binning pass runs before the tiles
@@ -186,8 +206,9 @@ class SysmemPlan:
     ``max(num_views, 1)`` views, bins ``(0, 0)-(16384, 16384)``, common bin start and HW offsets
     0.  So user viewports pass unchanged, scissors are clamped to ``[0, 16384)``, FragCoord is
     the hardware's and ``FragSizeEXT`` is 1x1: the pass renders at full rate.  A pass whose FDM
-    ``tu_render_pass_disable_fdm`` turned off (``fdm_enabled`` false) records no patchpoint:
-    its viewports and scissors are the user's as emitted, the same values."""
+    ``tu_render_pass_disable_fdm`` turned off (``fdm_enabled`` false) records no patchpoint and
+    its pipeline is not compiled for FDM: its slots are the user's viewports and scissors as
+    given, one per user viewport (:func:`fdm.patch.viewport_state_without_fdm`)."""
 
     scenario: Scenario
     render_mode: Literal["sysmem"] = "sysmem"
@@ -200,6 +221,7 @@ class SysmemPlan:
     viewport_state: ViewportState
     shared_viewport: bool
     lrz: LrzPassState
+    lrz_draw: LrzDrawState             # tu6_calculate_lrz_state: LRZ at the draws
     bin: Rect4                         # the dummy bin every view's patchpoints see
     frag_areas: tuple[Pair, ...]       # (1, 1) per view
     slots: tuple[ViewportPatch, ...]
@@ -211,23 +233,40 @@ class SysmemPlan:
 SYSMEM_BIN: Rect4 = (0, 0, MAX_VIEWPORT_SIZE, MAX_VIEWPORT_SIZE)
 
 
+def _lrz(sc: Scenario, fdm_enabled: bool) -> tuple[LrzPassState, LrzDrawState]:
+    """``tu_lrz_init_state`` for the pass, then ``tu6_calculate_lrz_state`` at its draws with the
+    fragment shader's ``TU_LRZ_FORCE_DISABLE_LRZ`` of an FDM pipeline on a6xx."""
+    lrz = tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
+    return lrz, tu6_calculate_lrz_state(sc.gpu, lrz, fs_forces_lrz_off(sc.gpu, fdm_enabled))
+
+
+def _viewport_state(sc: Scenario, views: int, fdm: bool) -> ViewportState:
+    """The pipeline's viewport routing: compiled for FDM (``fs.has_fdm``) exactly when the pass
+    keeps its FDM (:func:`fdm.patch.viewport_state`), else :func:`fdm.patch.viewport_state_without_fdm`."""
+    if not fdm:
+        return viewport_state_without_fdm(views, len(sc.viewports), sc.writes_viewport_index,
+                                          sc.multiview_per_view_viewports)
+    return viewport_state(views, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
+                          sc.gpu.has_per_view_viewport, fdm_per_layer=sc.fdm_per_layer and sc.views == 1,
+                          max_fdm_layers=sc.max_fdm_layers)
+
+
 def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reason: str,
                  fdm_disabled_reason: str | None) -> SysmemPlan:
+    fdm = fdm_disabled_reason is None
     # the record-time application sees MAX2(pass->num_views, 1) views, not tu_fdm_num_layers
-    vs = viewport_state(max(sc.views, 1), len(sc.viewports), sc.writes_viewport_index,
-                        sc.multiview_per_view_viewports, sc.gpu.has_per_view_viewport,
-                        fdm_per_layer=sc.fdm_per_layer and sc.views == 1, max_fdm_layers=sc.max_fdm_layers)
     n = max(sc.views, 1)
+    vs = _viewport_state(sc, n, fdm)
     ones = ((1, 1),) * n
     bins = (SYSMEM_BIN,) * n
     zeros = ((0, 0),) * n
-    return SysmemPlan(scenario=sc, sysmem_reason=reason, fdm_enabled=fdm_disabled_reason is None,
+    lrz, lrz_draw = _lrz(sc, fdm)
+    slots = (patch_slots(vs, sc.viewports, sc.scissors, ones, bins, (0, 0), zeros) if fdm
+             else unpatched_slots(vs, sc.viewports, sc.scissors))
+    return SysmemPlan(scenario=sc, sysmem_reason=reason, fdm_enabled=fdm,
                       fdm_disabled_reason=fdm_disabled_reason, gmem=gm, tiling=tiling, viewport_state=vs,
-                      shared_viewport=vs.share_scale,
-                      lrz=tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag),
-                      bin=SYSMEM_BIN, frag_areas=ones,
-                      slots=patch_slots(vs, sc.viewports, sc.scissors, ones, bins, (0, 0), zeros),
-                      fs_params=fs_params(ones, bins, (0, 0)))
+                      shared_viewport=vs.share_scale, lrz=lrz, lrz_draw=lrz_draw,
+                      bin=SYSMEM_BIN, frag_areas=ones, slots=slots, fs_params=fs_params(ones, bins, (0, 0)))
 
 
 @attrs.frozen(eq=False, kw_only=True)
@@ -245,18 +284,17 @@ class _GmemPass:
 
 
 def _gmem_layout_avoid_ccu(sc: Scenario, fdm_enabled: bool) -> bool | None:
-    """``tu_choose_gmem_layout`` (tu_clear_blit.cc, pop-os @ 4ff7b570): an FDM pass always uses
-    ``TU_GMEM_LAYOUT_AVOID_CCU`` (``pass->has_fdm``).  A pass without FDM uses ``FULL`` unless an
-    attachment's store is unaligned or its resolve cannot be a blit event; the scenario's
-    attachments are taken to meet the blit conditions (as for the fast store), and over a render
-    area that is not the whole framebuffer, where the store alignment (not modelled) decides,
-    the layout is unknown: None."""
-    if fdm_enabled:
-        return True
-    full = (0, 0, sc.framebuffer[0], sc.framebuffer[1])
-    if any(r.as_tuple() != full for r in sc.render_areas):
-        return None
-    return False
+    """``tu_choose_gmem_layout`` (tu_clear_blit.cc, pop-os @ 4ff7b570) for the scenario
+    (:func:`fdm.render_mode.tu_choose_gmem_layout`): an FDM pass always uses
+    ``TU_GMEM_LAYOUT_AVOID_CCU``; a pass without FDM uses it when a stored attachment's render
+    area is off ``gmem_align`` (not at the image edge) or a resolved attachment's format cannot be
+    resolved by a blit event, else ``FULL``.  The attachments' images are the framebuffer's size;
+    the store checks every per-view render area, or the first.  None: unknown (a resolved
+    attachment of a ``cpp`` with no modelled format)."""
+    areas = sc.render_areas if len(sc.render_areas) > 1 else sc.render_areas[:1]
+    return tu_choose_gmem_layout(fdm_enabled, sc.attachments, sc.depth_load_op != "none",
+                                 tuple(r.as_tuple() for r in areas), sc.framebuffer,
+                                 (sc.gpu.gmem_align_w, sc.gpu.gmem_align_h))
 
 
 def _gmem_and_tiling(sc: Scenario, fdm: bool, avoid_ccu: bool) -> tuple[GmemConfig, TilingConfig | None]:
@@ -283,9 +321,9 @@ def _gmem_pass(sc: Scenario) -> _GmemPass | SysmemPlan:
         # decision (its tile size and GMEM figures are then the FULL layout's)
         _, other = _gmem_and_tiling(sc, fdm, True)
         if reason is None or sysmem_reason(sc, other, fdm) != reason:
-            raise NotModelled("tu_choose_gmem_layout", "a pass without FDM (tu_render_pass_disable_fdm) over a "
-                                                       "render area that is not the whole framebuffer: its GMEM "
-                                                       "layout depends on the store alignment, which is not modelled")
+            raise NotModelled("tu_choose_gmem_layout", "a pass without FDM (tu_render_pass_disable_fdm) that "
+                                                       "resolves an attachment of a cpp with no modelled format: "
+                                                       "whether a blit event can resolve it decides its GMEM layout")
     if reason is not None:
         return _sysmem_plan(sc, gm, tiling_or_none, reason, disabled)
     assert tiling_or_none is not None  # sysmem_reason returns a reason for every None tiling
@@ -293,9 +331,7 @@ def _gmem_pass(sc: Scenario) -> _GmemPass | SysmemPlan:
     T = tiling.tile_size
     # tu_fdm_num_layers: views, or per-layer FDM layers (pass->has_layered_fdm is only set with the FDM)
     nv = sc.fdm_layers if fdm else max(sc.views, 1)
-    vs = viewport_state(nv, len(sc.viewports), sc.writes_viewport_index, sc.multiview_per_view_viewports,
-                        gpu.has_per_view_viewport, fdm_per_layer=fdm and sc.fdm_per_layer and sc.views == 1,
-                        max_fdm_layers=sc.max_fdm_layers)
+    vs = _viewport_state(sc, nv, fdm)
     if vs.per_layer_viewport and vs.slot_count > nv:
         # tu6_emit_tile_select hands the patchpoints bins[views] and frag areas of `views`
         # layers; the slots past them read bins[] out of bounds and a zeroed frag area
@@ -351,14 +387,16 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     bws = ((0, 0), (sc.framebuffer[0] + (T[0] if has_off else 0) - 1, sc.framebuffer[1] + (T[1] if has_off else 0) - 1))
     ones = ((1, 1),) * nv
     zeros = ((0, 0),) * nv
-    binning = BinningPlan(bins=bbins, window_scissor=bws,
-                          slots=patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros))
+    bslots = (patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros) if st.has_fdm_patchpoints
+              else unpatched_slots(vs, sc.viewports, sc.scissors))
+    binning = BinningPlan(bins=bbins, window_scissor=bws, slots=bslots)
 
-    lrz = tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
-    tiles = [_tile_plan(i, t, st, vs, sc, bin_offsets, lrz) for i, t in enumerate(_rendered_tiles(g))]
+    lrz, lrz_draw = _lrz(sc, g.fdm_disabled_reason is None)
+    tiles = [_tile_plan(i, t, st, vs, sc, bin_offsets, lrz_draw) for i, t in enumerate(_rendered_tiles(g))]
     return RenderPassPlan(scenario=sc, gmem=g.gm, tiling=g.tiling, viewport_state=vs, shared_viewport=shared,
                           fdm_offsets=st.fdm_offsets, bin_offsets=bin_offsets, grid=g.grid, pass_state=st,
-                          binning=binning, tiles=tuple(tiles), lrz=lrz, fdm_enabled=g.fdm_disabled_reason is None,
+                          binning=binning, tiles=tuple(tiles), lrz=lrz, lrz_draw=lrz_draw,
+                          fdm_enabled=g.fdm_disabled_reason is None,
                           fdm_disabled_reason=g.fdm_disabled_reason, binning_pass=use_hw_binning(g.tiling.vsc))
 
 
@@ -420,7 +458,7 @@ def _view_bins(t: TileConfig, st: PassState) -> tuple[Rect4, ...]:
 
 
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,
-               bin_offsets: tuple[Pair, ...], lrz: LrzPassState) -> TilePlan:
+               bin_offsets: tuple[Pair, ...], lrz: LrzDrawState) -> TilePlan:
     b_cs = common_bin_start(t, st)
     _, hw_offs = hw_slots(t, st)
     view_hw = tuple(hw_offs[v] for v in range(st.views))
@@ -428,23 +466,22 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
     if not st.has_fdm_patchpoints:
         # a pass without FDM: tu6_emit_tile_select computes no bins[] (no patchpoints); every view
         # renders the tile's own rectangle, frag area 1x1, and the user's viewports and scissors
-        # are emitted unpatched (the values of the record-time application, SysmemPlan)
+        # are emitted unpatched (fdm.patch.unpatched_slots)
         bins = _view_bins(t, st)
         rect = bins[0]
         ones = ((1, 1),) * st.views
-        zeros = ((0, 0),) * st.views
         views = tuple(ViewPlan(view=v, visible=t.visible(v), bin=rect, frag_area=(1, 1), offset=(0, 0),
                                hw_offset=(0, 0), bin_offset=(0, 0)) for v in range(st.views))
         return TilePlan(
             index=index, pos=t.pos, extent=t.extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
             slot_mask=t.slot_mask, visible_views=t.visible_views, common_bin_start=b_cs, views=views,
             bin_is_scaled=False, bin_scale_en=False, foveat=foveat(t, st),
-            lrz=lrz.valid and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
+            lrz=lrz.enabled and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
             window_scissor=window_scissor(t, st),
             fast_store=True,   # nothing is scaled: every store is the ordinary resolve blit
-            slots=patch_slots(vs, sc.viewports, sc.scissors, ones, (SYSMEM_BIN,) * st.views, (0, 0), zeros),
+            slots=unpatched_slots(vs, sc.viewports, sc.scissors),
             fs_params=fs_params(ones, bins, b_cs),
-            blits=blit_rects(ones, bins, b_cs, zeros))
+            blits=blit_rects_without_fdm(bins, b_cs, tuple(r.as_tuple() for r in sc.render_areas)))
     bins = view_bins(t, st)
     views = tuple(
         ViewPlan(view=v, visible=t.visible(v), bin=bins[v], frag_area=t.frag_areas[v],
@@ -455,7 +492,7 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
         index=index, pos=t.pos, extent=t.extent, gmem_extent=t.gmem_extent, cell=t.cell, pipe=t.pipe,
         slot_mask=t.slot_mask, visible_views=t.visible_views, common_bin_start=b_cs, views=views,
         bin_is_scaled=bin_is_scaled(t, st), bin_scale_en=bin_scale_en(t, st), foveat=foveat(t, st),
-        lrz=lrz.valid and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
+        lrz=lrz.enabled and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
         window_scissor=window_scissor(t, st),
         fast_store=use_fast_store(t, st),
         slots=patch_slots(vs, sc.viewports, sc.scissors, t.frag_areas, bins, b_cs, view_hw),

@@ -15,6 +15,7 @@ algorithms and flags, ``TU_DEBUG`` flags other than ``sysmem``/``gmem``, stencil
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal, Protocol, get_args
 
@@ -196,3 +197,82 @@ def use_hw_binning(vsc: VscConfig) -> bool:
     (``tu6_tile_render_begin``, ``tu6_emit_tile_select``, ``tu6_render_tile``) run the binning
     pass, ``CP_SET_BIN_DATA5`` and ``CP_SET_VISIBILITY_OVERRIDE(0)`` exactly when it is true."""
     return vsc.binning_possible and binning_useful(vsc.tile_count)
+
+
+#: the attachment formats the model takes for a scenario attachment of ``cpp`` bytes per texel
+#: (the formats the box records: docs/box.md); only :func:`blit_can_resolve` reads them
+COLOUR_FORMATS = {1: "R8_UNORM", 2: "R8G8_UNORM", 4: "R8G8B8A8_UNORM", 8: "R16G16B16A16_SFLOAT",
+                  16: "R32G32B32A32_SFLOAT"}
+DEPTH_FORMATS = {2: "D16_UNORM", 4: "D32_SFLOAT"}
+
+
+def attachment_format(cpp: int, depth: bool) -> str | None:
+    """The ``VkFormat`` (without ``VK_FORMAT_``) taken for an attachment: :data:`COLOUR_FORMATS`
+    or :data:`DEPTH_FORMATS` by ``cpp``; None for a ``cpp`` with no format there."""
+    return (DEPTH_FORMATS if depth else COLOUR_FORMATS).get(cpp)
+
+
+def blit_can_resolve(fmt: str) -> bool:
+    """``blit_can_resolve`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 4ff7b570): a blit
+    event can resolve a multisampled attachment unless the format is SNORM, a colour format whose
+    first channel is wider than 10 bits (every float colour format), or an R8G8 UNORM/UINT/SINT/
+    SRGB format ("for unknown reasons blit event can't msaa resolve these formats when tiled").
+    Depth formats are not colour formats and pass."""
+    if "SNORM" in fmt:
+        return False
+    colour = not fmt.startswith(("D16", "D24", "D32", "S8", "X8"))
+    first = re.match(r"[A-Z](\d+)", fmt)   # the first channel's width: R8G8B8A8 -> 8
+    if colour and first is not None and int(first.group(1)) > 10:
+        return False
+    return fmt not in ("R8G8_UNORM", "R8G8_UINT", "R8G8_SINT", "R8G8_SRGB")
+
+
+def tu_attachment_store_unaligned(render_areas: Sequence[tuple[int, int, int, int]], image_size: tuple[int, int],
+                                  gmem_align: tuple[int, int]) -> bool:
+    """``tu_attachment_store_unaligned`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @
+    4ff7b570) for an optimally tiled, single-level attachment of ``image_size`` (the
+    framebuffer's: ``need_y2_align`` is false) without subsampling: some render area (one per
+    view with per-view render areas, else the first) has ``x1`` or ``y1`` off ``gmem_align``, or
+    an end ``x2``/``y2`` off it that is not the image's edge.  ``TU_DEBUG=unaligned_store`` (always
+    true) is not a scenario flag."""
+    for x, y, w, h in render_areas:
+        x2, y2 = x + w, y + h
+        if (x % gmem_align[0] or (x2 % gmem_align[0] and x2 != image_size[0])
+                or y % gmem_align[1] or (y2 % gmem_align[1] and y2 != image_size[1])):
+            return True
+    return False
+
+
+def tu_choose_gmem_layout(fdm_enabled: bool, attachments: Sequence[ScenarioAttachment], depth_last: bool,
+                          render_areas: Sequence[tuple[int, int, int, int]], image_size: tuple[int, int],
+                          gmem_align: tuple[int, int]) -> bool | None:
+    """``tu_choose_gmem_layout`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 4ff7b570):
+    True for ``TU_GMEM_LAYOUT_AVOID_CCU``, False for ``FULL``.  AVOID_CCU when the pass has the
+    FDM (``pass->has_fdm``), or some attachment of the pass is stored (``att->store``: a
+    ``STORE_OP_STORE`` attachment or a resolve destination, :func:`pass_attachments`) over an
+    unaligned render area (:func:`tu_attachment_store_unaligned`), or is resolved
+    (``will_be_resolved``) from a format :func:`blit_can_resolve` refuses.  ``render_areas`` are
+    those the store checks: one per view with per-view render areas, else the first.
+
+    The formats are :func:`attachment_format`'s (the last attachment is the depth attachment
+    when ``depth_last``); a resolved attachment whose ``cpp`` has none there leaves the layout
+    unknown: None.  The rules a scenario cannot reach (a stored ``S8_UINT`` attachment, a
+    custom-resolve subpass, a resolve between views of mismatched mutability) are taken as
+    absent."""
+    if fdm_enabled:
+        return True
+    unaligned = tu_attachment_store_unaligned(render_areas, image_size, gmem_align)
+    avoid = False
+    for i, (a, f) in enumerate(zip(attachments, pass_attachments(attachments)[:len(attachments)], strict=True)):
+        if f.store and unaligned:
+            avoid = True
+        if a.resolve:
+            fmt = attachment_format(a.cpp, depth_last and i == len(attachments) - 1)
+            if fmt is None:
+                return None
+            if not blit_can_resolve(fmt):
+                avoid = True
+    # the resolve destinations: always stored (STORE_OP_STORE), never resolved themselves
+    if unaligned and any(a.resolve for a in attachments):
+        avoid = True
+    return avoid

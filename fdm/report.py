@@ -119,6 +119,13 @@ def _common_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
     }
 
 
+def _lrz_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
+    """``tu_lrz_init_state`` (``valid``, ``reason``) and ``tu6_calculate_lrz_state`` at the draws
+    (``at_draws``: GRAS_LRZ_CNTL.ENABLE, ``draws_reason``; ``valid_after``)."""
+    return {"valid": plan.lrz.valid, "reason": plan.lrz.reason, "at_draws": plan.lrz_draw.enabled,
+            "draws_reason": plan.lrz_draw.reason, "valid_after": plan.lrz_draw.valid_after}
+
+
 def sysmem_json(plan: SysmemPlan) -> dict[str, Any]:
     """A pass rendered in sysmem: the record-time patchpoint values every draw uses."""
     sc = plan.scenario
@@ -129,7 +136,7 @@ def sysmem_json(plan: SysmemPlan) -> dict[str, Any]:
         "shared_viewport": plan.shared_viewport,
         "bin_merging": sc.bin_merging,
         "depth_load_op": sc.depth_load_op,
-        "lrz": {"valid": plan.lrz.valid, "reason": plan.lrz.reason},
+        "lrz": _lrz_json(plan),
         "sysmem": {"bin": list(plan.bin), "frag_areas": [list(f) for f in plan.frag_areas],
                    "slots": [_slot_json(s) for s in plan.slots],
                    "fs_params": [{"frag_size": list(f.frag_size), "frag_offset": list(f.frag_offset)}
@@ -163,7 +170,7 @@ def plan_json(plan: RenderPassPlan | SysmemPlan) -> dict[str, Any]:
         "driver": {"tu_calc_tile_config": sc.driver.tu_calc_tile_config,
                    "tu_emit_subsampled": sc.driver.tu_emit_subsampled,
                    "tu_calc_subsampled_aprons": sc.driver.tu_calc_subsampled_aprons},
-        "lrz": {"valid": plan.lrz.valid, "reason": plan.lrz.reason},
+        "lrz": _lrz_json(plan),
         # what the binning pass is patched with (also computed when binning_pass is false)
         "binning": {"bins": [list(b) for b in plan.binning.bins],
                     "window_scissor": [list(plan.binning.window_scissor[0]), list(plan.binning.window_scissor[1])],
@@ -187,8 +194,10 @@ def sysmem_table(plan: SysmemPlan) -> str:
     lines = [f"{sc.name}: {sc.gpu.name}, framebuffer {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s), "
              f"rendered in sysmem: {plan.sysmem_reason}"
              + ("" if plan.fdm_enabled else f"; FDM off: {plan.fdm_disabled_reason}"),
-             "every view: frag area 1x1 (full rate), bin (0,0)-(16384,16384), user viewports unchanged, "
-             f"scissors clamped to [0, 16384); LRZ {'on' if plan.lrz.valid else 'off'}", "",
+             ("every view: frag area 1x1 (full rate), bin (0,0)-(16384,16384), user viewports unchanged, "
+              "scissors clamped to [0, 16384)" if plan.fdm_enabled else
+              "no FDM patchpoint: frag area 1x1 (full rate), user viewports and scissors as given")
+             + f"; LRZ {'on' if plan.lrz_draw.enabled else 'off'}", "",
              f"{'slot':>4} {'view':>4} {'viewport (x,y,w,h)':>32} {'scissor TL':>13} {'scissor BR':>13}"]
     for s in plan.slots:
         vp = ",".join(f"{c:g}" for c in s.viewport)

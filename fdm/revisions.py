@@ -127,15 +127,18 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
          "layout_solver.solver.SubsampledLayout.emit_bin_offset"),
     # tu_pipeline.cc
     _src("tu_fdm_per_bin_offset", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.tu_fdm_per_bin_offset"),
-    _src("tu_emit_program_state", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.patch.ViewportState"),
+    _src("tu_emit_program_state", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.patch.ViewportState",
+         "fdm.patch.viewport_state_without_fdm"),
     _src("tu6_emit_viewport_fdm", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.patch",
          "fdm.patch.patch_slots_custom_resolve"),
     _src("fdm_apply_viewports", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.fdm_apply_viewport",
          "fdm.patch.viewport_custom_resolve", "fdm.patch.viewport_early_out"),
-    _src("tu6_emit_viewport", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.tu6_emit_viewport_scissor"),
+    _src("tu6_emit_viewport", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.tu6_emit_viewport_scissor",
+         "fdm.patch.unpatched_slots"),
     _src("fdm_apply_scissors", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.scissor_transform",
          "fdm.patch.scissor_custom_resolve"),
-    _src("tu6_emit_scissor", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.tu6_emit_scissor"),
+    _src("tu6_emit_scissor", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.tu6_emit_scissor",
+         "fdm.patch.unpatched_slots"),
     # tu_tile_config.cc
     _src("tu_calc_frag_area", _TILE_CONFIG, POP_OS, "aee40d4a", "baseline",
          "fdm.turnip.tu_calc_frag_area", "fdm.turnip.fdm_sample_position", "fdm.turnip.shared_viewport_frag_area",
@@ -193,6 +196,7 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
     # tu_shader.cc
     _src("lower_fdm_instr", _SHADER, POP_OS, "025a3b4d", "spec", "fdm.patch.lower_frag_coord",
          "fdm.patch.fs_params_custom_resolve"),
+    _src("tu_shader_create", _SHADER, POP_OS, "025a3b4d", "docstring", "fdm.lrz.fs_forces_lrz_off"),
     # tu_pass.cc
     _src("tu_render_pass_gmem_config", _PASS, POP_OS, "c02c8b9f", "baseline",
          "fdm.tiling.gmem_config", "fdm.tiling.GmemConfig", "fdm.gpu.gmem_budget"),
@@ -217,6 +221,7 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
          "fdm.gpu.fd6_calc_gmem_cache_offsets"),
     # tu_lrz.cc
     _src("tu_lrz_init_state", _LRZ, POP_OS, "8afad928", "docstring", "fdm.lrz.tu_lrz_init_state"),
+    _src("tu6_calculate_lrz_state", _LRZ, POP_OS, "4ff7b570", "docstring", "fdm.lrz.tu6_calculate_lrz_state"),
     # freedreno_lrz_layout.h
     _src("fdl6_lrz_get_fc_size", _LRZ_LAYOUT, POP_OS, "3ebd859c", "docstring", "fdm.lrz.lrz_fc_size"),
     _src("fdl6_lrz_get_max_fdm_extra_size", _LRZ_LAYOUT, POP_OS, "3ebd859c", "docstring",

@@ -761,6 +761,9 @@ def test_inv31_lrz_disable_rule(d):
         assert t.force_lrz_dis == (disable and f.gpu.chip >= 7)
         if f.gpu.chip >= 7:
             assert t.lrz == (not disable)
+        elif plan.fdm_enabled:
+            # tu_shader_create: an FDM pipeline's fragment shader forces LRZ off on a6xx (finding m)
+            assert not t.lrz
 
 
 @PLAN

@@ -138,13 +138,73 @@ def test_without_fdm_the_full_gmem_layout_is_used() -> None:
     assert off.gmem.gmem_pixels > on.gmem.gmem_pixels
 
 
-def test_partial_render_area_without_fdm() -> None:
-    """The layout of an FDM-less pass over a partial render area is unknown (store alignment):
-    a sysmem decision both layouts share stands; a GMEM one is refused as not modelled."""
-    p = plan_render_pass(_scenario(attachments=[MS4_STORED], render_areas=[[8, 8, 100, 100]]))
+def _avoid_ccu(**kw: Any) -> bool | None:
+    """tu_choose_gmem_layout of a pass whose FDM is off (a stored 4x attachment)."""
+    sc = _scenario(**kw)
+    assert fdm.render_mode.tu_render_pass_disable_fdm(sc.attachments) is not None
+    return fdm.plan._gmem_layout_avoid_ccu(sc, False)
+
+
+@pytest.mark.parametrize("area, avoid", [
+    ([0, 0, 1920, 1080], False),       # the whole framebuffer
+    ([16, 4, 1904, 1076], False),      # aligned start (gmem_align 16x4), ends at the image edge
+    ([16, 4, 96, 100], False),         # aligned both ends
+    ([8, 8, 100, 100], True),          # x1 off gmem_align_w
+    ([16, 6, 96, 100], True),          # y1 off gmem_align_h
+    ([16, 4, 90, 100], True),          # x2 off gmem_align_w, not the image edge
+])
+def test_store_alignment_picks_the_gmem_layout_without_fdm(area: list[int], avoid: bool) -> None:
+    """tu_choose_gmem_layout (tu_clear_blit.cc, pop-os @ 4ff7b570): without the FDM, a stored
+    attachment whose render area is unaligned (tu_attachment_store_unaligned: x1/y1 off
+    gmem_align, or x2/y2 off it and not the image's edge) moves the pass to AVOID_CCU.  (The
+    model refused these passes as not modelled before.)"""
+    assert _avoid_ccu(attachments=[MS4_STORED], render_areas=[area]) is avoid
+    # an FDM pass is AVOID_CCU whatever its render area
+    assert fdm.plan._gmem_layout_avoid_ccu(_scenario(render_areas=[area]), True) is True
+
+
+@pytest.mark.parametrize("cpp, avoid", [(1, False), (2, True), (4, False), (8, True), (16, True)])
+def test_resolve_format_picks_the_gmem_layout_without_fdm(cpp: int, avoid: bool) -> None:
+    """tu_choose_gmem_layout: a resolved attachment whose format blit_can_resolve refuses
+    (R8G8_UNORM; the float formats, first channel wider than 10 bits) moves a pass without FDM to
+    AVOID_CCU.  The formats by cpp are the box's (fdm.render_mode.COLOUR_FORMATS)."""
+    atts = [MS4_STORED, {"cpp": cpp, "samples": 4, "resolve": True}]
+    assert _avoid_ccu(attachments=atts, depth_load_op="none") is avoid
+    assert _avoid_ccu(attachments=[MS4_STORED, {"cpp": cpp, "samples": 4}], depth_load_op="none") is False
+
+
+def test_box_gen2_00349_tiles_follow_the_avoid_ccu_layout() -> None:
+    """The box (turnip 26.2.6, a618, generated scenario gen2-00349): a pass whose FDM a stored 4x
+    attachment turned off, resolving a 4x R8G8_UNORM attachment, gets 64x128 tiles (the
+    AVOID_CCU budget); the model gave 96x96 (the FULL layout's) before."""
+    sc = make_scenario(gpu="a618", framebuffer=(1000, 1920), views=2, density=CONST, fdm_offset_create_flag=True,
+                       fdm_offsets=[[48, 272], [16, -8]], draws=8,
+                       attachments=[{"cpp": 2, "samples": 4, "resolve": True},
+                                    {"cpp": 1, "samples": 4, "resolve": True}, {"cpp": 4, "samples": 4}])
+    p = plan_render_pass(sc)
+    assert isinstance(p, RenderPassPlan) and not p.fdm_enabled
+    assert p.tiling.tile_size == (64, 128)
+
+
+def test_unknown_resolve_format_is_not_modelled() -> None:
+    """A resolved attachment of a cpp with no modelled format (3) leaves the layout unknown: a
+    sysmem decision both layouts share stands; a GMEM one is refused as not modelled."""
+    atts = [MS4_STORED, {"cpp": 3, "samples": 4, "resolve": True}]
+    p = plan_render_pass(_scenario(attachments=atts, depth_load_op="none"))
     assert isinstance(p, SysmemPlan) and p.sysmem_reason == "Autotune selected sysmem"
     with pytest.raises(NotModelled, match="tu_choose_gmem_layout"):
-        plan_render_pass(_scenario(attachments=[MS4_STORED], render_areas=[[8, 8, 100, 100]], tu_debug=["gmem"]))
+        plan_render_pass(_scenario(attachments=atts, depth_load_op="none", tu_debug=["gmem"]))
+
+
+def test_planted_layout_without_store_alignment_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted tu_choose_gmem_layout that ignores the store alignment is caught."""
+    monkeypatch.setattr(fdm.render_mode, "tu_attachment_store_unaligned", lambda *a: False)
+    with pytest.raises(AssertionError):
+        test_store_alignment_picks_the_gmem_layout_without_fdm([8, 8, 100, 100], True)
+    monkeypatch.undo()
+    monkeypatch.setattr(fdm.render_mode, "blit_can_resolve", lambda fmt: True)
+    with pytest.raises(AssertionError):
+        test_box_gen2_00349_tiles_follow_the_avoid_ccu_layout()
 
 
 # --- autotune --------------------------------------------------------------------------------

@@ -34,21 +34,41 @@ def test_no_fast_store_in_a6xx_fdm_passes(gpu: str) -> None:
     assert all(t.fast_store for t in _plan("a730").tiles)
 
 
-def test_a6xx_scaled_tiles_keep_lrz() -> None:
-    """Item 4 (finding m).  tu6_emit_tile_select (tu_cmd_buffer.cc, pop-os @ 4ff7b570) computes
-    ``disable_lrz = bin_is_scaled && !bin_scale_en`` but tu6_emit_bin_size_gmem writes it only as
-    ``.force_lrz_dis = CHIP >= A7XX && disable_lrz``; tu_lrz.cc (pop-os @ 4ff7b570) has no FDM
-    rule for a6xx.  So on a650 every tile of a pass at density 0.5 renders at fa 2x2 (scaled,
-    no HW scaling) with LRZ still enabled, where the design note says low-resolution a6xx tiles
-    cannot use LRZ."""
-    p = _plan("a650")
-    assert p.lrz.valid
+@pytest.mark.parametrize("density", [0.5, 1.0])
+@pytest.mark.parametrize("gpu", ["a618", "a630", "a650", "a660"])
+def test_a6xx_fdm_passes_have_no_lrz(gpu: str, density: float) -> None:
+    """Finding m (revised; the box, turnip 26.2.6: GRAS_LRZ_CNTL = 0 at the draws of every bin of
+    every a618/a660 FDM pass).  tu_shader_create (tu_shader.cc, pop-os @ 025a3b4d) marks the
+    fragment shader of an FDM pipeline ``TU_LRZ_FORCE_DISABLE_LRZ`` when ``chip < 7``, and
+    tu6_calculate_lrz_state (tu_lrz.cc, pop-os @ 4ff7b570) then turns LRZ off at every draw,
+    scaled tile or not (density 1.0: fa 1x1): temporarily without LRZ direction tracking (a618,
+    a630), for the rest of the pass with it (a650, a660).  The per-tile ``force_lrz_dis`` stays
+    a7xx-only.  (The model said LRZ stayed on, from tu6_emit_tile_select alone.)"""
+    dens = {"format": "R32G32_SFLOAT", "views": [{"generator": "constant", "size": [32, 20], "density": density}]}
+    p = _plan(gpu, density=dens)
+    g = gpu_profiles()[gpu]
+    assert p.lrz.valid  # tu_lrz_init_state: depth cleared
+    assert not p.lrz_draw.enabled and "TU_LRZ_FORCE_DISABLE_LRZ" in p.lrz_draw.reason
+    assert p.lrz_draw.valid_after == (not g.has_lrz_dir_tracking)
     for t in p.tiles:
-        assert t.bin_is_scaled and not t.bin_scale_en
-        assert t.views[0].frag_area == (2, 2)
-        assert not t.force_lrz_dis and t.lrz
-    # a730 (a7xx, no HW scaling): the same tiles get force_lrz_dis and LRZ off
-    assert all(t.force_lrz_dis and not t.lrz for t in _plan("a730").tiles)
+        assert t.views[0].frag_area == ((2, 2) if density == 0.5 else (1, 1))
+        assert t.bin_is_scaled == (density == 0.5) and not t.bin_scale_en
+        assert not t.force_lrz_dis and not t.lrz
+    # a730 (a7xx, no HW scaling): no FS rule; only the scaled tiles get force_lrz_dis and LRZ off
+    a730 = _plan("a730", density=dens)
+    assert a730.lrz_draw.enabled
+    assert all(t.force_lrz_dis == (density == 0.5) and t.lrz == (density != 0.5) for t in a730.tiles)
+
+
+def test_a6xx_lrz_stays_on_when_the_fdm_is_turned_off() -> None:
+    """A pass whose FDM tu_render_pass_disable_fdm turned off has no FDM key: tu_CreateRenderPass2
+    (tu_pass.cc, pop-os @ c02c8b9f) leaves ``fragment_density_map.attachment`` unused, so the
+    pipeline gets no ``RENDERING_FRAGMENT_DENSITY_MAP_ATTACHMENT_BIT`` and its a6xx shader no
+    ``TU_LRZ_FORCE_DISABLE_LRZ``: LRZ is on in every bin (the box agrees, a618/a660)."""
+    msaa = [{"cpp": 4, "samples": 4}, {"cpp": 4, "samples": 4, "store_op": "dont_care"}]
+    p = _plan("a660", attachments=msaa, tu_debug=["gmem"])
+    assert not p.fdm_enabled and p.render_mode == "gmem" and p.tiles
+    assert p.lrz_draw.enabled and all(t.lrz for t in p.tiles)
 
 
 def test_lrz_init_state_rules() -> None:
