@@ -77,5 +77,5 @@ def test_test_names_the_debian_packages_before_installing(scratch: tuple[Path, d
     said = first(lines, "dev: installing Debian packages with apt-get")
     assert "glslang-tools chromium" in lines[said]
     assert said < first(lines, "STUB apt-get update") < first(lines, "STUB apt-get install")
-    assert first(lines, "the whole suite: about 10 minutes") < first(lines, "STUB python -m pytest")
-    assert not any("about 10 minutes" in ln for ln in dev(work, env, "test", "tests/cli"))
+    assert first(lines, "the whole suite: about 7 minutes") < first(lines, "STUB python -m pytest")
+    assert not any("about 7 minutes" in ln for ln in dev(work, env, "test", "tests/cli"))
