@@ -121,15 +121,17 @@ class RenderPassPlan:
     sysmem_reason: None = None
 
 
-def max_tile_size(sc: Scenario) -> Pair:
+def max_tile_size(sc: Scenario, fdm: bool = True) -> Pair:
     """The tile-size bound of the tile walk: ``tile_max`` of the GPU, capped by the framebuffer's
-    ``max_tile_{w,h}_constraint`` (tu_util.cc ``tu_tiling_config_update_tile_layout``, the
-    constraint set in ``tu_CreateFramebuffer`` from a depth image created with the FDM-offset
-    flag: its LRZ over-allocation, ``fdl6_lrz_get_max_fdm_extra_size`` =
-    :func:`fdm.lrz.max_fdm_extra_size`).  The depth image is
-    taken to have the pass's largest sample count and one layer per view."""
+    ``max_tile_{w,h}_constraint`` (tu_util.cc ``tu_tiling_config_update_tile_layout``).
+    ``tu_CreateFramebuffer`` (tu_device.cc, pop-os @ 025a3b4d) sets the constraint only ``if
+    (pass->has_fdm)`` (``fdm``: a pass whose FDM ``tu_render_pass_disable_fdm`` turned off has
+    none), from the first attachment created with the FDM-offset flag and depth/stencil usage:
+    its LRZ over-allocation, ``fdl6_lrz_get_max_fdm_extra_size`` =
+    :func:`fdm.lrz.max_fdm_extra_size`.  The depth image is taken to have the pass's largest
+    sample count and one layer per view."""
     gpu = sc.gpu
-    if not sc.fdm_offset_create_flag or sc.depth_load_op == "none":
+    if not fdm or not sc.fdm_offset_create_flag or sc.depth_load_op == "none":
         return (gpu.tile_max_w, gpu.tile_max_h)
     samples = max(a.samples for a in sc.attachments)
     cw, ch = max_fdm_extra_size(gpu, sc.framebuffer[0], sc.framebuffer[1], samples, sc.gmem_layers)
@@ -161,7 +163,7 @@ def _tiling(sc: Scenario, gm: GmemConfig, fdm: bool = True) -> TilingConfig | No
     else:
         if gm.gmem_pixels == 0:
             return None
-        t = select_tile_size(sc.framebuffer, gm.tile_align, max_tile_size(sc), gm.gmem_pixels,
+        t = select_tile_size(sc.framebuffer, gm.tile_align, max_tile_size(sc, fdm), gm.gmem_pixels,
                              sc.gmem_layers, fdm)
         if t is None:
             return None

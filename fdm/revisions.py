@@ -100,6 +100,7 @@ _GMEM_CACHE = "src/freedreno/common/fd6_gmem_cache.h"
 _LRZ = VK + "tu_lrz.cc"
 _LRZ_LAYOUT = "src/freedreno/fdl/freedreno_lrz_layout.h"
 _AUTOTUNE = VK + "tu_autotune.cc"
+_DEVICE = VK + "tu_device.cc"
 
 #: Every modelled turnip function, grouped by file.
 DRIVER_REVISIONS: tuple[DriverSource, ...] = (
@@ -139,6 +140,8 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
          "fdm.patch.scissor_custom_resolve"),
     _src("tu6_emit_scissor", _PIPELINE, POP_OS, "26e5c1f9", "spec", "fdm.turnip.tu6_emit_scissor",
          "fdm.patch.unpatched_slots"),
+    # tu_device.cc
+    _src("tu_CreateFramebuffer", _DEVICE, POP_OS, "025a3b4d", "docstring", "fdm.plan.max_tile_size"),
     # tu_tile_config.cc
     _src("tu_calc_frag_area", _TILE_CONFIG, POP_OS, "aee40d4a", "baseline",
          "fdm.turnip.tu_calc_frag_area", "fdm.turnip.fdm_sample_position", "fdm.turnip.shared_viewport_frag_area",
@@ -190,9 +193,13 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
          "layout_solver.store_path.fdm_apply_render_area"),
     _src("fdm_apply_gmem_clear_coords", _CLEAR_BLIT, POP_OS, "05b96fda", "docstring",
          "fdm.clears.fdm_apply_gmem_clear_coords", "fdm.clears.gmem_clear_coords"),
-    _src("tu_store_gmem_attachment", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.tile_select.use_fast_store"),
+    _src("tu_store_gmem_attachment", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.tile_select.use_fast_store",
+         "fdm.patch.blit_rects_without_fdm"),
     _src("tu_choose_gmem_layout", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.gpu.gmem_budget",
-         "fdm.plan._gmem_layout_avoid_ccu"),
+         "fdm.plan._gmem_layout_avoid_ccu", "fdm.render_mode.tu_choose_gmem_layout"),
+    _src("tu_attachment_store_unaligned", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring",
+         "fdm.render_mode.tu_attachment_store_unaligned"),
+    _src("blit_can_resolve", _CLEAR_BLIT, POP_OS, "4ff7b570", "docstring", "fdm.render_mode.blit_can_resolve"),
     # tu_shader.cc
     _src("lower_fdm_instr", _SHADER, POP_OS, "025a3b4d", "spec", "fdm.patch.lower_frag_coord",
          "fdm.patch.fs_params_custom_resolve"),

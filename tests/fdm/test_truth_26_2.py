@@ -118,6 +118,25 @@ def test_lrz_over_allocation_caps_the_tile_size() -> None:
     assert max_fdm_extra_size(a750, 8000, 8000, 1, 6) == (2016, 2032)
 
 
+def test_no_lrz_tile_cap_when_the_fdm_is_turned_off() -> None:
+    """tu_CreateFramebuffer (tu_device.cc, pop-os @ 025a3b4d) sets ``max_tile_{w,h}_constraint``
+    from the FDM-offset depth image only ``if (pass->has_fdm)``: a pass whose FDM
+    tu_render_pass_disable_fdm turned off walks tile sizes up to tile_max.  The box (turnip
+    26.2.6, a740, 1920x1080, 3 views, offset flag, a stored 4x colour attachment, TU_DEBUG=gmem)
+    picks 480x64 tiles; the model capped them at (192, 200) and picked 192x160 before (generated
+    scenario gen3-00311 the same way)."""
+    kw: dict[str, object] = dict(gpu="a740", framebuffer=(1920, 1080), views=3, density=HALF,
+                                 fdm_offset_create_flag=True, fdm_offsets=[[96, -72], [-168, 224], [-48, 144]])
+    depth = {"cpp": 4, "samples": 4, "store_op": "dont_care"}
+    on = plan_render_pass(make_scenario(attachments=[{"cpp": 4, "samples": 4, "store_op": "dont_care"}, depth],
+                                        **kw))
+    off = plan_render_pass(make_scenario(attachments=[{"cpp": 4, "samples": 4}, depth], tu_debug=["gmem"], **kw))
+    assert on.fdm_enabled and not off.fdm_enabled
+    assert max_tile_size(on.scenario) == (192, 200) and on.tiling.tile_size == (192, 160)
+    assert max_tile_size(off.scenario, fdm=False) == (2016, 2032)
+    assert off.tiling.tile_size == (480, 64)
+
+
 def test_emit_subsampled_hands_the_real_offsets_under_a_shared_viewport() -> None:
     """Item 3 (finding n).  tu_cmd_render_tiles (tu_cmd_buffer.cc, pop-os @ 4ff7b570) nulls
     ``fdm_offsets`` only ``if (!has_fdm)`` and passes them to ``tu_emit_subsampled``, which hands
