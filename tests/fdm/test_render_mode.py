@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fdm.patch
 import fdm.plan
 import fdm.render_mode
 from fdm import make_scenario, plan_render_pass
@@ -371,3 +372,66 @@ def test_bad_field_on_the_command_line_exits_2_with_one_line(tmp_path: Any) -> N
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr == ("turnip-fdm: error: attachments[0].store_op: must be one of store, dont_care, none, "
                         "got 'keep'\n")
+
+
+# --- a pass whose FDM is off: no FDM key in its pipeline -----------------------------------
+
+def _vp_regs(p: Any) -> list[tuple[float, ...]]:
+    return [s.viewport for s in p]
+
+
+@pytest.mark.parametrize("gmem", [False, True])
+def test_fdm_off_slots_are_the_users_viewports(gmem: bool) -> None:
+    """tu_CreateRenderPass2 (tu_pass.cc, pop-os @ c02c8b9f) leaves the FDM attachment unused when
+    tu_render_pass_disable_fdm turns the FDM off, so the pipeline's shader has no FDM key:
+    tu_emit_program_state's ``per_view_viewport`` needs the QCOM feature, and the viewports and
+    scissors are emitted by tu6_emit_viewport/tu6_emit_scissor, not through the FDM patchpoints:
+    one slot per user viewport, slot i = user viewport and scissor i, untransformed, in sysmem,
+    the binning pass and every bin.  (The box, turnip 26.2.6: a750/a660 with 2 views and 1
+    viewport program one slot; the model gave two, both from viewport 0, before.)"""
+    kw: dict[str, Any] = dict(views=2, attachments=[MS4_STORED], viewports=[[6, 154, 286, 581]],
+                              scissors=[[227, 361, 10, 80]])
+    if gmem:
+        kw["tu_debug"] = ["gmem"]
+    p = plan_render_pass(_scenario(**kw))
+    assert not p.fdm_enabled and p.render_mode == ("gmem" if gmem else "sysmem")
+    assert not p.viewport_state.per_view_viewport and p.viewport_state.slot_count == 1
+    slot_sets = [p.slots] if isinstance(p, SysmemPlan) else [p.binning.slots, *(t.slots for t in p.tiles)]
+    for slots in slot_sets:
+        assert len(slots) == 1
+        assert slots[0].viewport == (6.0, 154.0, 286.0, 581.0)
+        assert slots[0].scissor == ((227, 361), (236, 440))
+    # with the QCOM feature each view takes its own viewport, still untransformed
+    q = plan_render_pass(_scenario(**{**kw, "multiview_per_view_viewports": True,
+                                      "viewports": [[0, 0, 960, 1080], [960, 0, 960, 1080]],
+                                      "scissors": [[0, 0, 960, 1080], [960, 0, 960, 1080]]}))
+    assert q.viewport_state.per_view_viewport and not q.viewport_state.fake_single_viewport
+    qs = q.slots if isinstance(q, SysmemPlan) else q.tiles[-1].slots
+    assert [s.viewport for s in qs] == [(0.0, 0.0, 960.0, 1080.0), (960.0, 0.0, 960.0, 1080.0)]
+
+
+def test_fdm_off_a2d_store_covers_the_render_area() -> None:
+    """tu_store_gmem_attachment (tu_clear_blit.cc, pop-os @ 4ff7b570) without FDM programs the A2D
+    store with r2d_coords(render_area, render_area): the same rectangle as destination and
+    source in every bin, per view with per-view render areas (the box: generated scenario
+    gen2-00050, a740, two per-view render areas)."""
+    areas = [[8, 8, 100, 100], [40, 20, 300, 200]]
+    p = plan_render_pass(_scenario(views=2, attachments=[MS4_STORED], render_areas=areas, tu_debug=["gmem"]))
+    assert isinstance(p, RenderPassPlan) and not p.fdm_enabled and p.tiles
+    for t in p.tiles:
+        assert [b.store_dst for b in t.blits] == [((8, 8), (107, 107)), ((40, 20), (339, 219))]
+        assert [b.store_src for b in t.blits] == [b.store_dst for b in t.blits]
+
+
+def test_planted_fdm_off_bugs_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the FDM routing for an FDM-off pass (the old model), the FDM store rectangles."""
+    monkeypatch.setattr(fdm.plan, "viewport_state_without_fdm",
+                        lambda views, n, w, q: fdm.patch.viewport_state(views, n, w, q, True))
+    with pytest.raises((AssertionError, IndexError)):  # two slots over one user viewport
+        test_fdm_off_slots_are_the_users_viewports(False)
+    monkeypatch.undo()
+    monkeypatch.setattr(fdm.plan, "blit_rects_without_fdm",
+                        lambda bins, b_cs, areas: fdm.patch.blit_rects(((1, 1),) * len(bins), bins, b_cs,
+                                                                       ((0, 0),) * len(bins)))
+    with pytest.raises(AssertionError):
+        test_fdm_off_a2d_store_covers_the_render_area()

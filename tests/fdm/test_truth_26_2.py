@@ -71,6 +71,23 @@ def test_a6xx_lrz_stays_on_when_the_fdm_is_turned_off() -> None:
     assert p.lrz_draw.enabled and all(t.lrz for t in p.tiles)
 
 
+def test_planted_lrz_rules_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: no shader rule (the old model), a shader rule blind to the FDM being turned off,
+    and an LRZ cap that ignores the FDM being off: each is caught."""
+    import fdm.plan
+    monkeypatch.setattr(fdm.plan, "fs_forces_lrz_off", lambda gpu, fdm_pipeline: False)
+    with pytest.raises(AssertionError):
+        test_a6xx_fdm_passes_have_no_lrz("a660", 1.0)
+    monkeypatch.setattr(fdm.plan, "fs_forces_lrz_off", lambda gpu, fdm_pipeline: gpu.chip < 7)
+    with pytest.raises(AssertionError):
+        test_a6xx_lrz_stays_on_when_the_fdm_is_turned_off()
+    monkeypatch.undo()
+    real = fdm.plan.max_tile_size
+    monkeypatch.setattr(fdm.plan, "max_tile_size", lambda sc, fdm=True: real(sc))
+    with pytest.raises(AssertionError):
+        test_no_lrz_tile_cap_when_the_fdm_is_turned_off()
+
+
 def test_lrz_init_state_rules() -> None:
     """Item 11.  tu_lrz_init_state (tu_lrz.cc, pop-os @ 8afad928), in the driver's order."""
     g = gpu_profiles()
