@@ -115,7 +115,7 @@ def record(box: Box, items: Sequence[Item], work: Path,
                 it, _ = pending.pop(0)
                 tail = (err.strip().splitlines() or [""])[-1][:200]
                 how = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit status {proc.returncode}"
-                results[(it.name, it.gpu)] = Recording(status="Crashed", why=f"turnip's process died ({how})"
+                results[(it.name, it.gpu)] = Recording(status="Crashed", why=f"the box process died ({how})"
                                                        + (f": {tail}" if tail else ""), rd=())
                 if progress:
                     progress(it)

@@ -111,8 +111,10 @@ class _Phases(Listener):
         elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
             self.current["resolving"] = True
 
-    def predicate(self, bits: int) -> None:
-        if self.current is not None and self.current["kind"] == "gmem" and self.current["at_draw"] is None:
+    def predicate(self, bits: int, mask: int) -> None:
+        # only an update that sets the FAST_STORE bit says which store path the bin takes
+        if self.current is not None and self.current["kind"] == "gmem" and self.current["at_draw"] is None \
+                and mask >> TU_PREDICATE_FAST_STORE & 1:
             self.current["pred"] = bool(bits >> TU_PREDICATE_FAST_STORE & 1)
 
     def mem_write(self, addr: int, values: tuple[int, ...]) -> None:
@@ -197,7 +199,8 @@ def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass
     binning = next((p for p in phases if p.kind == "binning"), None)
     bins = tuple(p for p in phases if p.kind == "gmem")
     sysmem = next((p for p in phases if p.kind == "sysmem" and p.drawn), None)
-    mode = "gmem" if bins else "sysmem" if sysmem is not None else "none"
+    # a GMEM pass whose every tile is invisible runs its binning pass and renders no bin
+    mode = "gmem" if bins or binning is not None else "sysmem" if sysmem is not None else "none"
     # VSC_BIN_SIZE / VSC_EXPANDED_BIN_CNTL are written by the binning pass only (update_vsc_pipe)
     tsize = R.vsc_bin_size(lis.regs[R.VSC_BIN_SIZE]) if binning is not None and R.VSC_BIN_SIZE in lis.regs else None
     tcount = R.vsc_bin_count(lis.regs[R.VSC_EXPANDED_BIN_CNTL]) \

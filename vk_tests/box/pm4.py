@@ -122,7 +122,7 @@ class Listener:
     def mem_write(self, addr: int, values: tuple[int, ...]) -> None:  # noqa: B027
         pass
 
-    def predicate(self, bits: int) -> None:  # noqa: B027
+    def predicate(self, bits: int, mask: int) -> None:  # noqa: B027
         pass
 
     def draw(self, opcode: int, payload: tuple[int, ...]) -> None:  # noqa: B027
@@ -226,7 +226,7 @@ class Walk:
                 self.listener.reg(p[k], p[k + 1])
         elif op == CP_REG_TEST and len(p) >= 3 and p[0] & REG_TEST_PRED_UPDATE:
             self.predicate = (self.predicate & ~p[1]) | (p[2] & p[1])
-            self.listener.predicate(self.predicate)
+            self.listener.predicate(self.predicate, p[1])
         elif op == CP_COND_REG_EXEC and len(p) >= 2:
             return 0 if self.cond_true(p[0]) else p[1]
         elif op == CP_SET_MARKER and p:
