@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .cmath import F32
+from .errors import DriverAssertion
 from .options import DENSITY_FORMATS, DensityFormat
 from .turnip import fdm_texel_shift, unorm8_to_float
 
@@ -31,6 +32,9 @@ class DensityMap:
 
     format: DensityFormat
     layers: tuple[Layer, ...]
+    #: array layers of the density-map image (``density.image_layers``); None: one per entry of
+    #: ``layers`` (a shared entry is then replicated into every layer)
+    image_layers: int | None = None
 
     @property
     def size(self) -> tuple[int, int]:
@@ -54,6 +58,23 @@ def encode_layer(values: npt.ArrayLike, fmt: str) -> Layer:
     if fmt == "R8G8_UNORM":
         return encode_unorm8(values)
     return np.asarray(values, dtype=np.float32)
+
+
+def check_density_layers(dmap: DensityMap, fdm_layers: int) -> None:
+    """turnip samples FDM layer ``i`` from image layer ``i``: ``tu_calc_frag_area``
+    (src/freedreno/vulkan/tu_tile_config.cc) passes the view index as the layer of
+    ``tu_fragment_density_map_sample`` (tu_image.cc), which reads ``offset + layer_size * layer``
+    whatever the view's ``layerCount``.  A map image with fewer layers than the pass's FDM layers
+    (multiview views, or per-layer framebuffer layers) is read past its end — undefined; the spec
+    has every view read ``baseArrayLayer``.  The box saw it on turnip 26.2.6 (docs/findings.md,
+    finding v): view 1 of a one-layer map read zeros, frag area ``UINT32_MAX``.  Raises
+    :class:`~turnip_base.errors.DriverAssertion`."""
+    n = dmap.image_layers
+    if n is not None and n < fdm_layers:
+        raise DriverAssertion("tu_fragment_density_map_sample",
+                              f"FDM layer {n} reads image layer {n} of a {n}-layer density map, past its end "
+                              f"(tu_calc_frag_area passes the view index as the layer; the spec reads "
+                              f"baseArrayLayer for every view)")
 
 
 def raw_frag_area(dmap: DensityMap, view: int, texel: tuple[int, int]) -> tuple[np.float32, np.float32]:

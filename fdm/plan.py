@@ -6,6 +6,7 @@ from typing import Literal
 
 import attrs
 
+from .density import check_density_layers
 from .errors import DriverAssertion, NotModelled, ScenarioError
 from .gpu import GpuProfile, gmem_budget
 from .lrz import (
@@ -379,6 +380,8 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     g = _gmem_pass(sc)
     if isinstance(g, SysmemPlan):
         return g
+    if g.fdm_disabled_reason is None:
+        check_density_layers(sc.density, sc.fdm_layers)  # the tiles sample every FDM layer
     T, nv, vs, st, bin_offsets = g.tiling.tile_size, g.st.views, g.vs, g.st, g.bin_offsets
     shared = vs.share_scale
 

@@ -162,7 +162,7 @@ DRIVER_REVISIONS: tuple[DriverSource, ...] = (
     # tu_image.cc
     _src("tu_fragment_density_map_sample", _IMAGE, POP_OS, "aee40d4a", "baseline",
          "fdm.turnip.tu_fragment_density_map_sample", "fdm.turnip.fdm_texel_shift", "fdm.density.raw_frag_area",
-         "fdm.density.raw_frag_area_of"),
+         "fdm.density.raw_frag_area_of", "fdm.density.check_density_layers"),
     _src("tu_image_init", _IMAGE, POP_OS, "aee40d4a", "baseline", "layout_solver.solver.image_size0"),
     # tu_subsampled_image.cc
     _src("tu_emit_subsampled_metadata", _SUBSAMPLED, POP_OS, "4ff7b570", "baseline",

@@ -465,7 +465,7 @@ def _missing(field: str) -> NoReturn:
 
 def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: str) -> DensityMap:
     d = _table(v, field)
-    _check_keys(d, field, ["format", "views"])
+    _check_keys(d, field, ["format", "views", "image_layers"])
     fmt = choice(f"{field}.format", d.get("format", "R8G8_UNORM"), DENSITY_FORMATS)
     if "views" not in d:
         _missing(f"{field}.views")
@@ -480,7 +480,13 @@ def _density_map(v: Any, field: str, fb: tuple[int, int], views: int, base_dir: 
     if len(shapes) != 1:
         raise ScenarioError(f"{field}.views", f"every layer must have the same size (one image), got "
                                               f"{sorted(s[:2] for s in shapes)}")
-    return DensityMap(format=fmt, layers=tuple(layers))
+    image_layers = None
+    if "image_layers" in d:
+        image_layers = _int(d["image_layers"], f"{field}.image_layers", 1, MAX_VIEWS)
+        if len(layers_in) > image_layers:
+            raise ScenarioError(f"{field}.image_layers", f"must be at least the {len(layers_in)} entries of "
+                                                         f"{field}.views, got {image_layers}")
+    return DensityMap(format=fmt, layers=tuple(layers), image_layers=image_layers)
 
 
 # --------------------------------------------------------------------------------------------

@@ -78,7 +78,8 @@ def _attachments(sc: Scenario) -> list[dict[str, Any]]:
 def _density(sc: Scenario) -> dict[str, Any]:
     dm = sc.density
     w, h = dm.size
-    n = max(len(dm.layers), sc.fdm_layers if sc.views > 1 or sc.fdm_per_layer else 1)
+    # the image holds density.image_layers layers, else one per FDM layer (a shared entry replicated)
+    n = dm.image_layers or max(len(dm.layers), sc.fdm_layers if sc.views > 1 or sc.fdm_per_layer else 1)
     layers = []
     for v in range(n):
         src = dm.layers[min(v, len(dm.layers) - 1)]

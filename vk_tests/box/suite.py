@@ -264,6 +264,9 @@ def rendered_scenario(scene: Scene, rendered: Mapping[str, Any], gpu: str) -> fd
     without ``TU_DEBUG``) on ``gpu`` and no fixed tile size (:func:`vk_tests.box.jobs.model_scenario`)."""
     mapping = {**scene["scenario"], **rendered, "bin_merging": "upstream"}
     mapping.pop("tu_debug", None)
+    map_layers = scene.get("fdm", {}).get("map_layers")
+    if map_layers is not None:  # the FDM view's layers: the image turnip samples layer by layer
+        mapping["density"] = {**mapping["density"], "image_layers": int(map_layers)}
     return model_scenario(fdm.parse_scenario(mapping), gpu)
 
 
