@@ -43,13 +43,6 @@ class Foveat:
     yscale: tuple[int, ...]
     hw_offsets: tuple[Pair, ...]  # o' (hw_offset) per slot
 
-    @property
-    def offsets(self) -> tuple[Pair, ...]:
-        """Deprecated name of :attr:`hw_offsets`, kept only until vk_tests/box/compare.py (the
-        box's comparison, written beside this rename) reads ``hw_offsets``; nothing else may use it
-        (tests/test_names.py)."""
-        return self.hw_offsets
-
 
 def common_bin_start(tile: TileConfig, st: PassState) -> Pair:
     """``b_cs`` = the window offset of the tile (its top-left cell times the tile size)."""
