@@ -3,11 +3,13 @@
 :func:`driver_pass` walks a dump (:mod:`vk_tests.box.pm4`) and cuts it at the render-mode
 markers turnip emits (``CP_SET_MARKER``: ``RM6_BIN_VISIBILITY`` for the binning pass,
 ``RM6_BIN_RENDER_START`` for each rendered bin, ``RM6_DIRECT_RENDER`` for sysmem).  For each
-phase it keeps the registers in effect at the phase's first draw — after the draw-state groups,
-whose memory turnip's FDM patchpoints rewrote for that bin, have run — and the blit scissors of
-its stores.  The result is a :class:`DriverPass` whose fields carry the plan's names
-(``window_scissor``, ``foveat``, ``viewport``, ``viewport_scissor``, ``scissor``,
-``force_lrz_dis``, ``tile_size``, ``tile_count``), so a comparison is field by field.
+phase it keeps the registers in effect at the phase's first application draw — after the
+draw-state groups, whose memory turnip's FDM patchpoints rewrote for that bin, have run — the
+registers it wrote before that draw (how many viewport slots), the bin's FS-constants patch, its
+fast-store predicate and the stores after its draws.  The result is a :class:`DriverPass` whose
+fields carry the plan's names (``window_scissor``, ``common_bin_start``, ``foveat``, ``viewport``,
+``viewport_scissor``, ``scissor``, ``force_lrz_dis``, ``fs_params``, ``fast_store``,
+``tile_size``, ``tile_count``), so a comparison is field by field.
 """
 
 from __future__ import annotations
@@ -58,7 +60,6 @@ class Phase:
     slots: tuple[Slot, ...]
     #: viewport slots the phase programmed before its draw (GRAS_CL_VIEWPORT[i] written)
     slot_count: int
-    blit_scissors: tuple[tuple[tuple[int, int], tuple[int, int]], ...]
     #: the stores after the bin's draws: ``("fast", rect)`` (a BLIT event of a store
     #: ``RB_RESOLVE_OPERATION``) or ``("a2d", dst, src)`` (a ``CP_BLIT``: the scaled store)
     stores: tuple[tuple[Any, ...], ...] = ()
@@ -86,9 +87,6 @@ class DriverPass:
 #: next bit): tile select sets both with one CP_REG_TEST, the stores run under CP_COND_REG_EXEC
 TU_PREDICATE_FAST_STORE = 6
 
-_WATCH = (R.GRAS_BIN_FOVEAT, R.GRAS_BIN_FOVEAT_OFFSET_0, R.GRAS_SC_BIN_CNTL, R.GRAS_SC_WINDOW_SCISSOR_TL,
-          R.GRAS_SC_WINDOW_SCISSOR_BR, R.GRAS_LRZ_CNTL, R.RB_WINDOW_OFFSET, R.VSC_BIN_SIZE, R.VSC_EXPANDED_BIN_CNTL)
-
 
 @attrs.define
 class _Phases(Listener):
@@ -105,7 +103,7 @@ class _Phases(Listener):
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
         if kind is not None:
-            self.current = {"kind": kind, "at_draw": None, "blits": [], "patches": [], "stores": [],
+            self.current = {"kind": kind, "at_draw": None, "patches": [], "stores": [],
                             "resolving": False, "pred": None, "written": set()}
             self.phases.append(self.current)
         elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
@@ -185,7 +183,7 @@ def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int],
                  lrz_enable=bool(g(R.GRAS_LRZ_CNTL) & 1), foveat=fov, slots=tuple(out),
                  slot_count=max((i + 1 for i in range(R.MAX_VIEWPORTS) if R.GRAS_CL_VIEWPORT + 6 * i in raw["written"]),
                                 default=0),
-                 blit_scissors=tuple(raw["blits"]), stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
+                 stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
                  fs_params=fs_params_of(raw["patches"], views))
 
 
