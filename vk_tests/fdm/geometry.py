@@ -59,8 +59,7 @@ from ..graphics.targets import (
     LayeredImage,
 )
 from ..replay.depth import DEPTH_CLEAR, GeometryPipeline, oracle_depth, quads_of
-from ..replay.judge import oracle_view
-from ..replay.msaa import CLEAR8, COLOUR8, GRID, triangle_of
+from ..replay.msaa import CLEAR8, COLOUR8, GRID, oracle_msaa, triangle_of
 from ..replay.scene import CLEAR
 from ..suite.cases import CaseOutput, Scene, Verdict, first_mismatches
 from .device import DRIVER_ID_MESA_TURNIP, caps_json, check_granularity, kind_missing, missing, open_fdm_device, probe
@@ -396,37 +395,8 @@ def msaa_spec_problems(sc: fdm.Scenario, triangle: Sequence[tuple[Fraction, Frac
 
 def oracle_resolve(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Sequence[tuple[Fraction, Fraction]],
                    samples: int) -> tuple[npt.NDArray[np.uint8], list[str]]:
-    """:func:`vk_tests.replay.msaa.oracle_msaa` for ``samples`` standard locations (2 or 4): one
-    sample set per fragment, scaled by its area, each pixel the mean (floor) of the samples."""
-    base, problems = oracle_view(sc, plan, view, "clear")
-    h, w = base.shape[:2]
-    grid = GRID
-    c2x, c2y = base[..., 0].astype(np.int64), base[..., 1].astype(np.int64)
-    fw, fh = base[..., 2].astype(np.int64), base[..., 3].astype(np.int64)
-    bx, by = (c2x - fw) // 2 * grid, (c2y - fh) // 2 * grid
-    tri = [(int(x * grid), int(y * grid)) for x, y in triangle]
-    area = (tri[1][0] - tri[0][0]) * (tri[2][1] - tri[0][1]) - (tri[1][1] - tri[0][1]) * (tri[2][0] - tri[0][0])
-    sign = 1 if area > 0 else -1
-    covered = np.zeros((h, w), dtype=np.int64)
-    ties = np.zeros((h, w), dtype=bool)
-    for px, py in SAMPLE_POSITIONS[samples]:
-        sx, sy = bx + fw * int(px * grid), by + fh * int(py * grid)
-        inside = np.ones((h, w), dtype=bool)
-        for i in range(3):
-            (ax, ay), (qx, qy) = tri[i], tri[(i + 1) % 3]
-            e = sign * ((qx - ax) * (sy - ay) - (qy - ay) * (sx - ax))
-            ties |= e == 0
-            inside &= e > 0
-        covered += inside
-    drawn = fw > 0
-    out = np.empty((h, w, 4), dtype=np.uint8)
-    for ch in range(4):
-        val = (covered * COLOUR8[ch] + (samples - covered) * CLEAR8[ch]) // samples
-        out[..., ch] = np.where(drawn, val, CLEAR8[ch])
-    if np.any(ties & drawn):
-        problems.append(f"view{view}: {int(np.count_nonzero(ties & drawn))} pixel(s) have a sample on a triangle edge "
-                        "(the scene must avoid ties)")
-    return out, problems
+    """:func:`vk_tests.replay.msaa.oracle_msaa` for ``samples`` standard locations (2 or 4)."""
+    return oracle_msaa(sc, plan, view, triangle, SAMPLE_POSITIONS[samples])
 
 
 def _turnip_wants(scene: Scene, scenario: Mapping[str, Any]) -> tuple[dict[str, npt.NDArray[Any]], list[str], str]:

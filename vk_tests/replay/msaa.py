@@ -247,12 +247,14 @@ def run_msaa(ctx: Vulkan, scene: Scene) -> CaseOutput:
 GRID = 64
 
 
-def oracle_msaa(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Sequence[tuple[Fraction, Fraction]]
+def oracle_msaa(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Sequence[tuple[Fraction, Fraction]],
+                positions: Sequence[tuple[Fraction, Fraction]] = SAMPLE_POSITIONS
                 ) -> tuple[npt.NDArray[np.uint8], list[str]]:
     """The resolved image of the module docstring's rule; fragment starts and areas from
-    :func:`vk_tests.replay.judge.oracle_view`.  Exact: positions in integers of 1/64 pixel (fragment
-    starts are integers, samples multiples of 1/8, vertices multiples of 1/64), edge functions in
-    int64."""
+    :func:`vk_tests.replay.judge.oracle_view`; one sample set (``positions``, the standard 4 by
+    default) per fragment, scaled by its area, each pixel the mean (floor) of its samples.  Exact:
+    positions in integers of 1/64 pixel (fragment starts are integers, samples multiples of 1/8,
+    vertices multiples of 1/64), edge functions in int64."""
     base, problems = oracle_view(sc, plan, view, "clear")
     h, w = base.shape[:2]
     c2x, c2y = base[..., 0].astype(np.int64), base[..., 1].astype(np.int64)
@@ -263,7 +265,8 @@ def oracle_msaa(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Seq
     sign = 1 if area > 0 else -1
     covered = np.zeros((h, w), dtype=np.int64)
     ties = np.zeros((h, w), dtype=bool)
-    for px, py in SAMPLE_POSITIONS:
+    samples = len(positions)
+    for px, py in positions:
         sx, sy = bx + fw * int(px * GRID), by + fh * int(py * GRID)
         inside = np.ones((h, w), dtype=bool)
         for i in range(3):
@@ -275,7 +278,7 @@ def oracle_msaa(sc: fdm.Scenario, plan: RenderPassPlan, view: int, triangle: Seq
     drawn = fw > 0
     out = np.empty((h, w, 4), dtype=np.uint8)
     for ch in range(4):
-        val = (covered * COLOUR8[ch] + (SAMPLES - covered) * CLEAR8[ch]) // SAMPLES
+        val = (covered * COLOUR8[ch] + (samples - covered) * CLEAR8[ch]) // samples
         out[..., ch] = np.where(drawn, val, CLEAR8[ch])
     if np.any(ties & drawn):
         problems.append(f"view{view}: {int(np.count_nonzero(ties & drawn))} pixel(s) have a sample on a triangle "

@@ -42,7 +42,7 @@ render area or outside every rendered bin keep the background.  See docs/replay.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import fdm
@@ -354,9 +354,11 @@ def fits(b: Box | None, size: Pair, stats: dict[str, Any]) -> Box | None:
     return b
 
 
-def run_replay(ctx: Vulkan, scene: Scene) -> CaseOutput:
-    """Replay the scene's pass on ``ctx``; images :func:`image_names` (``(H, W, 4)`` uint16)."""
-    sc, plan = plan_scene(scene)
+def run_replay(ctx: Vulkan, scene: Scene,
+               planner: Callable[[Scene], tuple[fdm.Scenario, RenderPassPlan]] = plan_scene) -> CaseOutput:
+    """Replay the scene's pass, as ``planner`` plans it, on ``ctx``; images :func:`image_names`
+    (``(H, W, 4)`` uint16)."""
+    sc, plan = planner(scene)
     require_graphics(ctx, FMT)
     w, h = sc.framebuffer
     with ctx.scope():

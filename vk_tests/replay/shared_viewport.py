@@ -15,14 +15,10 @@ from fdm.plan import RenderPassPlan
 from turnip_base.errors import NotModelled, ScenarioError
 from turnip_base.harness import Vulkan
 
-from ..graphics.targets import (
-    read_image,
-    require_graphics,
-)
 from ..suite.cases import CaseOutput, Scene, Verdict, first_mismatches
 from .judge import oracle_view
-from .render import Replayer
-from .scene import FMT, clear_rects, image_names, plan_scene
+from .render import run_replay
+from .scene import clear_rects, image_names, plan_scene
 
 
 # ---- the replay twins of the shared-viewport scenes (B9, C5) ---------------------------------------
@@ -47,18 +43,14 @@ def plan_shared(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
 
 
 def run_replay_shared(ctx: Vulkan, scene: Scene) -> CaseOutput:
-    """:func:`vk_tests.replay.render.run_replay` of a shared-viewport scene (:func:`plan_shared`)."""
-    sc, plan = plan_shared(scene)
-    require_graphics(ctx, FMT)
-    w, h = sc.framebuffer
-    with ctx.scope():
-        r = Replayer(ctx, sc, plan, scene.get("load_op", "clear"), scene.get("store", "a2d"),
-                            clear_rects=clear_rects(scene))
-        ctx.run(r.record)
-        images = {name: read_image(ctx, img)[:h, :w].copy()
-                  for v, imgs in enumerate(r.views) for name, img in zip(image_names(v), imgs, strict=True)}
-    return CaseOutput(images=images, info={"device": ctx.info.describe(), "scratch": list(r.size),
-                                           "shared_viewport": plan.shared_viewport, **r.stats})
+    """:func:`vk_tests.replay.render.run_replay` of a shared-viewport scene (:func:`plan_shared`),
+    its info saying whether the plan shares the viewport."""
+    out = run_replay(ctx, scene, plan_shared)
+    shared = plan_shared(scene)[1].shared_viewport
+    info = dict(out.info)
+    stats = {k: v for k, v in info.items() if k not in ("device", "scratch")}
+    return CaseOutput(images=out.images, info={"device": info["device"], "scratch": info["scratch"],
+                                               "shared_viewport": shared, **stats})
 
 
 def judge_replay_shared(scene: Scene, out: CaseOutput) -> Verdict:
