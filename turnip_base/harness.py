@@ -285,17 +285,23 @@ class Vulkan:
             queue_family=fam, queue_graphics=bool(families[fam].queueFlags & vk.VK_QUEUE_GRAPHICS_BIT))
 
     def _create_device(self) -> None:
-        vk = self.vk
-        qinfo = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.info.queue_family, queueCount=1,
-                                           pQueuePriorities=[1.0])
-        features = vk.VkPhysicalDeviceFeatures()
+        features = self.vk.VkPhysicalDeviceFeatures()
         if self._setup is not None:
             exts, self.features_chain = self._setup(self)
             self.enabled_extensions = tuple(exts)
         # with a VkPhysicalDeviceFeatures2 in pNext, pEnabledFeatures must be NULL
-        info = vk.VkDeviceCreateInfo(pNext=self.features_chain, pQueueCreateInfos=[qinfo],
-                                     pEnabledFeatures=None if self.features_chain is not None else features,
-                                     ppEnabledExtensionNames=list(self.enabled_extensions))
+        self.open_logical(self.features_chain, None if self.features_chain is not None else features,
+                          list(self.enabled_extensions))
+
+    def open_logical(self, features_chain: Handle, features: Handle, extensions: list[str]) -> None:
+        """Create the logical device on :attr:`physical` with one queue of the chosen family, the
+        features (a ``VkPhysicalDeviceFeatures2`` chain, or plain ``features``) and extensions, and
+        its command pool; sets :attr:`device`, :attr:`queue`, :attr:`pool`, :attr:`memory_props`."""
+        vk = self.vk
+        qinfo = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.info.queue_family, queueCount=1,
+                                           pQueuePriorities=[1.0])
+        info = vk.VkDeviceCreateInfo(pNext=features_chain, pQueueCreateInfos=[qinfo], pEnabledFeatures=features,
+                                     ppEnabledExtensionNames=extensions)
         self.device = vk.vkCreateDevice(self.physical, info, None)
         self.queue = vk.vkGetDeviceQueue(self.device, self.info.queue_family, 0)
         pinfo = vk.VkCommandPoolCreateInfo(queueFamilyIndex=self.info.queue_family,

@@ -128,21 +128,10 @@ class FsrDevice(Vulkan):
         self.messenger = None
         self.device = None
         self.physical, self.info = parent.physical, parent.info
-        qinfo = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=self.info.queue_family, queueCount=1,
-                                           pQueuePriorities=[1.0])
         mv = vk.VkPhysicalDeviceMultiviewFeatures(multiview=vk.VK_TRUE)  # the shader reads gl_ViewIndex
         ff = vk.VkPhysicalDeviceFragmentShadingRateFeaturesKHR(
             pNext=mv, pipelineFragmentShadingRate=vk.VK_TRUE, attachmentFragmentShadingRate=vk.VK_TRUE)
-        f2 = vk.VkPhysicalDeviceFeatures2(pNext=ff if rate else mv)
-        exts = [EXTENSION] if rate else []
-        info = vk.VkDeviceCreateInfo(pNext=f2, pQueueCreateInfos=[qinfo], ppEnabledExtensionNames=exts)
-        self.device = vk.vkCreateDevice(self.physical, info, None)
-        self.queue = vk.vkGetDeviceQueue(self.device, self.info.queue_family, 0)
-        pinfo = vk.VkCommandPoolCreateInfo(queueFamilyIndex=self.info.queue_family,
-                                           flags=vk.VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT)
-        self.pool = vk.vkCreateCommandPool(self.device, pinfo, None)
-        self.own(lambda: vk.vkDestroyCommandPool(self.device, self.pool, None))
-        self.memory_props = vk.vkGetPhysicalDeviceMemoryProperties(self.physical)
+        self.open_logical(vk.VkPhysicalDeviceFeatures2(pNext=ff if rate else mv), None, [EXTENSION] if rate else [])
 
 
 def require_formats(ctx: Vulkan, samples: int, rate: bool) -> None:
