@@ -31,6 +31,22 @@ __all__ = ["FullscreenPipeline", "cmd_begin_render_pass", "cmd_blit", "cmd_clear
            "cmd_set_viewport", "framebuffer", "rect2d", "render_pass"]
 
 
+def owned_render_pass(ctx: Vulkan, atts: Sequence[Handle], sub: Handle, access: int) -> Handle:
+    """A one-subpass ``VkRenderPass`` of ``atts`` and ``sub``, owned by ``ctx``, whose external
+    dependencies order every command before and after it against all its graphics work on
+    ``access`` (the replay's depth and MSAA passes)."""
+    vk = ctx.vk
+    outer, inner = vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT
+    deps = [vk.VkSubpassDependency(srcSubpass=vk.VK_SUBPASS_EXTERNAL, dstSubpass=0, srcStageMask=outer,
+                                   dstStageMask=inner, srcAccessMask=access, dstAccessMask=access),
+            vk.VkSubpassDependency(srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL, srcStageMask=inner,
+                                   dstStageMask=outer, srcAccessMask=access, dstAccessMask=access)]
+    rp = vk.vkCreateRenderPass(ctx.device, vk.VkRenderPassCreateInfo(pAttachments=list(atts), pSubpasses=[sub],
+                                                                      pDependencies=deps), None)
+    ctx.own(lambda: vk.vkDestroyRenderPass(ctx.device, rp, None))
+    return rp
+
+
 def render_pass(ctx: Vulkan, fmts: str | Sequence[str], load_op: str = "load") -> Handle:
     """One subpass with one colour attachment per format of ``fmts``, each in
     ``COLOR_ATTACHMENT_OPTIMAL`` throughout (:func:`cmd_begin_render_pass` moves the targets

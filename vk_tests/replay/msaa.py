@@ -36,6 +36,7 @@ from turnip_base.harness import Handle, Vulkan
 from ..graphics.passes import (
     cmd_set_scissor,
     cmd_set_viewport,
+    owned_render_pass,
 )
 from ..graphics.targets import (
     read_image,
@@ -163,15 +164,7 @@ def _msaa_pass(ctx: Vulkan) -> Handle:
                                   pResolveAttachments=[vk.VkAttachmentReference(attachment=1, layout=C)])
     acc = (vk.VK_ACCESS_TRANSFER_READ_BIT | vk.VK_ACCESS_TRANSFER_WRITE_BIT | vk.VK_ACCESS_COLOR_ATTACHMENT_READ_BIT
            | vk.VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT)
-    outer, inner = vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_GRAPHICS_BIT
-    deps = [vk.VkSubpassDependency(srcSubpass=vk.VK_SUBPASS_EXTERNAL, dstSubpass=0, srcStageMask=outer,
-                                   dstStageMask=inner, srcAccessMask=acc, dstAccessMask=acc),
-            vk.VkSubpassDependency(srcSubpass=0, dstSubpass=vk.VK_SUBPASS_EXTERNAL, srcStageMask=inner,
-                                   dstStageMask=outer, srcAccessMask=acc, dstAccessMask=acc)]
-    rp = vk.vkCreateRenderPass(ctx.device, vk.VkRenderPassCreateInfo(pAttachments=atts, pSubpasses=[sub],
-                                                                      pDependencies=deps), None)
-    ctx.own(lambda: vk.vkDestroyRenderPass(ctx.device, rp, None))
-    return rp
+    return owned_render_pass(ctx, atts, sub, acc)
 
 
 class MsaaReplayer(Replayer):
