@@ -34,7 +34,7 @@ from fdm.density import DensityMap, unpack_density
 from turnip_base.errors import NotSupported
 from turnip_base.harness import Handle, Vulkan
 
-from .passes import rect2d
+from .passes import fullscreen_states, rect2d
 from .shaders import load_spv
 from .targets import LayeredImage
 
@@ -121,22 +121,6 @@ def fdm_pipeline(ctx: Vulkan, frag: str, *, push_bytes: int, attachments: int, r
     frag_m = ctx.shader_module(load_spv(frag))
     stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=vert_m, pName="main"),
               vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT, module=frag_m, pName="main")]
-    vertex_input = vk.VkPipelineVertexInputStateCreateInfo()
-    assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-                                                         primitiveRestartEnable=vk.VK_FALSE)
-    viewport = vk.VkPipelineViewportStateCreateInfo(viewportCount=1, scissorCount=1)
-    raster = vk.VkPipelineRasterizationStateCreateInfo(
-        depthClampEnable=vk.VK_FALSE, rasterizerDiscardEnable=vk.VK_FALSE, polygonMode=vk.VK_POLYGON_MODE_FILL,
-        cullMode=vk.VK_CULL_MODE_NONE, frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, depthBiasEnable=vk.VK_FALSE,
-        lineWidth=1.0)
-    multisample = vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT,
-                                                          sampleShadingEnable=vk.VK_FALSE)
-    mask = (vk.VK_COLOR_COMPONENT_R_BIT | vk.VK_COLOR_COMPONENT_G_BIT | vk.VK_COLOR_COMPONENT_B_BIT
-            | vk.VK_COLOR_COMPONENT_A_BIT)
-    blend_att = vk.VkPipelineColorBlendAttachmentState(blendEnable=vk.VK_FALSE, colorWriteMask=mask)
-    blend = vk.VkPipelineColorBlendStateCreateInfo(logicOpEnable=vk.VK_FALSE, pAttachments=[blend_att] * attachments)
-    dynamic = vk.VkPipelineDynamicStateCreateInfo(
-        pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR])
     rendering = None
     flags = 0
     if render_pass is None:
@@ -146,10 +130,9 @@ def fdm_pipeline(ctx: Vulkan, frag: str, *, push_bytes: int, attachments: int, r
             # the binding's VK_PIPELINE_RASTERIZATION_STATE_CREATE_..._BIT_EXT alias is None (§4.1)
             flags = PIPELINE_CREATE_RENDERING_FDM_ATTACHMENT_BIT
     info = vk.VkGraphicsPipelineCreateInfo(
-        pNext=rendering, flags=flags, pStages=stages, pVertexInputState=vertex_input,
-        pInputAssemblyState=assembly, pViewportState=viewport, pRasterizationState=raster,
-        pMultisampleState=multisample, pColorBlendState=blend, pDynamicState=dynamic, layout=layout,
-        renderPass=render_pass if render_pass is not None else vk.VK_NULL_HANDLE, subpass=0)
+        pNext=rendering, flags=flags, pStages=stages, layout=layout,
+        renderPass=render_pass if render_pass is not None else vk.VK_NULL_HANDLE, subpass=0,
+        **fullscreen_states(vk, 1, attachments))
     pipe = vk.vkCreateGraphicsPipelines(ctx.device, vk.VK_NULL_HANDLE, 1, [info], None)[0]
     ctx.own(lambda: vk.vkDestroyPipeline(ctx.device, pipe, None))
     return pipe, layout

@@ -31,6 +31,32 @@ __all__ = ["FullscreenPipeline", "cmd_begin_render_pass", "cmd_blit", "cmd_clear
            "cmd_set_viewport", "framebuffer", "rect2d", "render_pass"]
 
 
+def fullscreen_states(vk: Any, viewports: int, attachments: int) -> dict[str, Handle]:
+    """The fixed-function state of the suite's full-screen-triangle pipelines, as
+    ``VkGraphicsPipelineCreateInfo`` keywords: no vertex input, a triangle list, ``viewports``
+    dynamic viewports and scissors, fill without culling, one sample, ``attachments`` colour
+    attachments written without blending."""
+    mask = (vk.VK_COLOR_COMPONENT_R_BIT | vk.VK_COLOR_COMPONENT_G_BIT | vk.VK_COLOR_COMPONENT_B_BIT
+            | vk.VK_COLOR_COMPONENT_A_BIT)
+    blend_att = vk.VkPipelineColorBlendAttachmentState(blendEnable=vk.VK_FALSE, colorWriteMask=mask)
+    return {
+        "pVertexInputState": vk.VkPipelineVertexInputStateCreateInfo(),
+        "pInputAssemblyState": vk.VkPipelineInputAssemblyStateCreateInfo(
+            topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, primitiveRestartEnable=vk.VK_FALSE),
+        "pViewportState": vk.VkPipelineViewportStateCreateInfo(viewportCount=viewports, scissorCount=viewports),
+        "pRasterizationState": vk.VkPipelineRasterizationStateCreateInfo(
+            depthClampEnable=vk.VK_FALSE, rasterizerDiscardEnable=vk.VK_FALSE, polygonMode=vk.VK_POLYGON_MODE_FILL,
+            cullMode=vk.VK_CULL_MODE_NONE, frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, depthBiasEnable=vk.VK_FALSE,
+            lineWidth=1.0),
+        "pMultisampleState": vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT,
+                                                                     sampleShadingEnable=vk.VK_FALSE),
+        "pColorBlendState": vk.VkPipelineColorBlendStateCreateInfo(logicOpEnable=vk.VK_FALSE,
+                                                                   pAttachments=[blend_att] * attachments),
+        "pDynamicState": vk.VkPipelineDynamicStateCreateInfo(
+            pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR]),
+    }
+
+
 def owned_render_pass(ctx: Vulkan, atts: Sequence[Handle], sub: Handle, access: int) -> Handle:
     """A one-subpass ``VkRenderPass`` of ``atts`` and ``sub``, owned by ``ctx``, whose external
     dependencies order every command before and after it against all its graphics work on
@@ -114,27 +140,8 @@ class FullscreenPipeline:
         stages = [vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_VERTEX_BIT, module=vert, pName="main"),
                   vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_FRAGMENT_BIT, module=frag,
                                                      pName="main")]
-        vertex_input = vk.VkPipelineVertexInputStateCreateInfo()
-        assembly = vk.VkPipelineInputAssemblyStateCreateInfo(topology=vk.VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST,
-                                                             primitiveRestartEnable=vk.VK_FALSE)
-        viewport = vk.VkPipelineViewportStateCreateInfo(viewportCount=viewports, scissorCount=viewports)
-        raster = vk.VkPipelineRasterizationStateCreateInfo(
-            depthClampEnable=vk.VK_FALSE, rasterizerDiscardEnable=vk.VK_FALSE, polygonMode=vk.VK_POLYGON_MODE_FILL,
-            cullMode=vk.VK_CULL_MODE_NONE, frontFace=vk.VK_FRONT_FACE_COUNTER_CLOCKWISE, depthBiasEnable=vk.VK_FALSE,
-            lineWidth=1.0)
-        multisample = vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=vk.VK_SAMPLE_COUNT_1_BIT,
-                                                              sampleShadingEnable=vk.VK_FALSE)
-        mask = (vk.VK_COLOR_COMPONENT_R_BIT | vk.VK_COLOR_COMPONENT_G_BIT | vk.VK_COLOR_COMPONENT_B_BIT
-                | vk.VK_COLOR_COMPONENT_A_BIT)
-        blend_att = vk.VkPipelineColorBlendAttachmentState(blendEnable=vk.VK_FALSE, colorWriteMask=mask)
-        blend = vk.VkPipelineColorBlendStateCreateInfo(logicOpEnable=vk.VK_FALSE,
-                                                       pAttachments=[blend_att] * attachments)
-        dynamic = vk.VkPipelineDynamicStateCreateInfo(
-            pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR])
-        info = vk.VkGraphicsPipelineCreateInfo(
-            pStages=stages, pVertexInputState=vertex_input, pInputAssemblyState=assembly,
-            pViewportState=viewport, pRasterizationState=raster, pMultisampleState=multisample,
-            pColorBlendState=blend, pDynamicState=dynamic, layout=layout, renderPass=rp, subpass=0)
+        info = vk.VkGraphicsPipelineCreateInfo(pStages=stages, layout=layout, renderPass=rp, subpass=0,
+                                               **fullscreen_states(vk, viewports, attachments))
         pipe = vk.vkCreateGraphicsPipelines(ctx.device, vk.VK_NULL_HANDLE, 1, [info], None)[0]
         ctx.own(lambda: vk.vkDestroyPipeline(ctx.device, pipe, None))
         self.pipeline = pipe
