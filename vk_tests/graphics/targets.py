@@ -14,6 +14,7 @@ and owned by the context (destroyed on ``close`` or at the end of the enclosing 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -100,29 +101,35 @@ def subresource_layers(vk: Any, base_layer: int = 0, layers: int = 1, aspect: in
                                        mipLevel=0, baseArrayLayer=base_layer, layerCount=layers)
 
 
-def read_image(ctx: Vulkan, target: ColorTarget) -> NDArray[Any]:
-    """The whole image as ``(height, width, channels)`` of the format's dtype (submits and
-    waits)."""
+def read_back(ctx: Vulkan, handle: Handle, use: Callable[[Handle, int], None], subresource: Handle,
+              width: int, height: int, nbytes: int) -> NDArray[np.uint8]:
+    """The bytes of one ``width`` x ``height`` subresource of image ``handle``, copied to a
+    host-visible buffer (``use`` moves the image to ``TRANSFER_SRC_OPTIMAL``; submits and waits)."""
     vk = ctx.vk
-    image = target.image
-    _, channels, dtype, _ = FORMATS[target.fmt]
-    itemsize = np.dtype(dtype).itemsize
-    nbytes = image.width * image.height * channels * itemsize
     with ctx.scope():
         buf = ctx.buffer(nbytes, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible=True)
         region = vk.VkBufferImageCopy(bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
-                                      imageSubresource=subresource_layers(vk), imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
-                                      imageExtent=vk.VkExtent3D(width=image.width, height=image.height, depth=1))
+                                      imageSubresource=subresource, imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                      imageExtent=vk.VkExtent3D(width=width, height=height, depth=1))
 
         def record(cb: Handle) -> None:
-            target.use(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
-            vk.vkCmdCopyImageToBuffer(cb, image.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf.handle, 1,
-                                      [region])
+            use(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
+            vk.vkCmdCopyImageToBuffer(cb, handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf.handle, 1, [region])
             ctx.memory_barrier(cb, vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
                                vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
 
         ctx.run(record)
-        raw = buf.read(nbytes)
+        raw: NDArray[np.uint8] = buf.read(nbytes)
+    return raw
+
+
+def read_image(ctx: Vulkan, target: ColorTarget) -> NDArray[Any]:
+    """The whole image as ``(height, width, channels)`` of the format's dtype (submits and
+    waits)."""
+    image = target.image
+    _, channels, dtype, _ = FORMATS[target.fmt]
+    nbytes = image.width * image.height * channels * np.dtype(dtype).itemsize
+    raw = read_back(ctx, image.handle, target.use, subresource_layers(ctx.vk), image.width, image.height, nbytes)
     return raw.view(dtype).reshape(image.height, image.width, channels).copy()
 
 

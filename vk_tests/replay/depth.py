@@ -43,6 +43,7 @@ from ..graphics.passes import (
 )
 from ..graphics.shaders import load_spv
 from ..graphics.targets import (
+    read_back,
     read_image,
     require_graphics,
 )
@@ -166,23 +167,8 @@ class DepthTarget:
                           vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, [region])
 
     def read(self) -> npt.NDArray[np.float32]:
-        ctx, vk = self.ctx, self.ctx.vk
-        nbytes = self.width * self.height * 4
-        with ctx.scope():
-            buf = ctx.buffer(nbytes, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT, host_visible=True)
-            region = vk.VkBufferImageCopy(bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
-                                          imageSubresource=self.layers(), imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
-                                          imageExtent=vk.VkExtent3D(width=self.width, height=self.height, depth=1))
-
-            def record(cb: Handle) -> None:
-                self.use(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL)
-                vk.vkCmdCopyImageToBuffer(cb, self.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, buf.handle, 1,
-                                          [region])
-                ctx.memory_barrier(cb, vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
-                                   vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
-
-            ctx.run(record)
-            raw = buf.read(nbytes)
+        raw = read_back(self.ctx, self.handle, self.use, self.layers(), self.width, self.height,
+                        self.width * self.height * 4)
         return raw.view(np.float32).reshape(self.height, self.width).copy()
 
 
