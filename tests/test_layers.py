@@ -6,15 +6,18 @@
 * ``fdm`` imports only ``turnip_base``'s error contract and options;
 * ``layout_solver`` imports only those and ``fdm``;
 * ``mipmap`` imports only ``turnip_base`` (never ``fdm`` or ``vk_tests``);
-* ``vk_tests`` imports ``turnip_base`` and the models (``fdm``, ``layout_solver``), never the
+* ``turnip_box`` (the oracle: Mesa's turnip in the box) imports only ``turnip_base`` and the models;
+* ``vk_tests`` imports ``turnip_base``, the models and ``turnip_box``, never the
   shell; inside it every module sits in one job layer (:data:`VK_LAYERS`): the suite machinery,
   the graphics layer, the scene builders and spec formulas import no other part of the suite; a
-  backend imports those (``fdm``, ``fsr`` and the box also ``replay``, whose scheme and oracle they
-  reuse); only the registry lists the backends, only command lines (``vk_tests.cli``, a
+  backend imports those (``fdm`` and ``fsr`` also ``replay``, whose scheme and oracle they
+  reuse; the box device the ``fdm`` backend, whose cases it runs); only the registry lists the
+  backends, only command lines (``vk_tests.cli``, a
   backend's ``cli``) import the registry;
 * renderings and command lines (modules named ``report``, ``pictures``, ``draw``, ``page``,
   ``diff``, ``cli``) sit above the models: no model module imports one;
-* only ``turnip_base.harness``, ``vk_tests`` and the ``gpu`` modules import ``vulkan``;
+* only ``turnip_base.harness``, ``turnip_box.record`` (the box's recorder), ``vk_tests`` and the
+  ``gpu`` modules import ``vulkan``;
 * nothing imports ``turnip_fdm``, and ``turnip_fdm`` reaches every other package;
 * no two modules import each other, directly or round a longer cycle (a package's
   ``__init__`` re-exporting its own modules is not a dependency);
@@ -34,7 +37,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("turnip_base", "fdm", "layout_solver", "mipmap", "vk_tests", "turnip_fdm")
+PACKAGES = ("turnip_base", "fdm", "layout_solver", "mipmap", "turnip_box", "vk_tests", "turnip_fdm")
 PRESENTATION = {"report", "pictures", "draw", "cli", "page", "diff"}
 #: what each package may import from the other project packages (prefix match)
 ALLOWED: dict[str, tuple[str, ...]] = {
@@ -42,8 +45,9 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "fdm": ("turnip_base.errors", "turnip_base.options"),
     "layout_solver": ("turnip_base.errors", "turnip_base.options", "fdm"),
     "mipmap": ("turnip_base",),
-    "vk_tests": ("turnip_base", "fdm", "layout_solver"),
-    "turnip_fdm": ("turnip_base", "fdm", "layout_solver", "mipmap", "vk_tests"),
+    "turnip_box": ("turnip_base", "fdm", "layout_solver"),
+    "vk_tests": ("turnip_base", "fdm", "layout_solver", "turnip_box"),
+    "turnip_fdm": ("turnip_base", "fdm", "layout_solver", "mipmap", "turnip_box", "vk_tests"),
 }
 _BASE = ("vk_tests.suite", "vk_tests.graphics", "vk_tests.scenes", "vk_tests.spec")
 #: the job layers of vk_tests: each part and the other parts of the suite it may import
@@ -57,13 +61,14 @@ VK_LAYERS: dict[str, tuple[str, ...]] = {
     "vk_tests.replay": _BASE,
     "vk_tests.fdm": (*_BASE, "vk_tests.replay"),
     "vk_tests.fsr": (*_BASE, "vk_tests.replay"),
-    # the box runs the other backends' cases by name in its worker: it may look them up in the
-    # registry (a box cases() the registry lists must not reach that module: the cycle test)
-    "vk_tests.box": (*_BASE, "vk_tests.replay", "vk_tests.fdm", "vk_tests.registry"),
-    "vk_tests.registry": ("vk_tests.suite", "vk_tests.host", "vk_tests.replay", "vk_tests.fdm", "vk_tests.fsr",
-                          "vk_tests.box"),
-    "vk_tests.cli": ("vk_tests.suite", "vk_tests.registry"),
+    # the box device runs the fdm backend's cases in its worker (it looks them up in that backend)
+    "vk_tests.box": (*_BASE, "vk_tests.fdm"),
+    "vk_tests.registry": ("vk_tests.suite", "vk_tests.host", "vk_tests.replay", "vk_tests.fdm", "vk_tests.fsr"),
+    "vk_tests.cli": ("vk_tests.suite", "vk_tests.registry", "vk_tests.box"),
 }
+#: the Vulkan layers outside vk_tests: the harness, and the box's recorder (which runs inside the
+#: box, on turnip, and brings its device up through the harness)
+VULKAN_MODULES = ("turnip_base.harness", "turnip_box.record")
 #: names of modules that are the overflow of another rather than a job of their own
 OVERFLOW = re.compile(r"_(more|extra|misc)$")
 
@@ -165,8 +170,9 @@ def violations(edges: list[Edge], packages: Iterable[str] = PACKAGES) -> list[st
         if dst == DYNAMIC:
             out.append(f"{src} -> {dst}: a dynamic import names its module with a literal string")
             continue
-        if d == "vulkan" and s != "vk_tests" and src.split(".")[-1] != "gpu" and src != "turnip_base.harness":
-            out.append(f"{src} -> {dst}: only turnip_base.harness, vk_tests and the gpu modules import vulkan")
+        if d == "vulkan" and s != "vk_tests" and src.split(".")[-1] != "gpu" and src not in VULKAN_MODULES:
+            out.append(f"{src} -> {dst}: only turnip_base.harness, turnip_box.record, vk_tests and the gpu modules "
+                       "import vulkan")
         if d == s == "vk_tests" and src != "vk_tests":
             part, other = _vk_part(src), _vk_part(dst)
             if part is None:

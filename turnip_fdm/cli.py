@@ -68,13 +68,14 @@ def registrars() -> tuple[Registrar, ...]:
     from fdm import cli as fdm_cli
     from layout_solver import cli as layout_cli
     from mipmap import cli as mipmap_cli
+    from turnip_box import cli as box_cli
     from vk_tests import cli as vk_cli
-    from vk_tests.box import cli as box_cli
+    from vk_tests.fdm import cases as fdm_cases
 
     from . import demo, diff
 
     return (fdm_cli.register, layout_cli.register, demo.register, diff.register, mipmap_cli.register,
-            vk_cli.register, box_cli.register)
+            vk_cli.register, lambda sub: box_cli.register(sub, fdm_scenes=fdm_cases.scenarios))
 
 
 def build_parser() -> CommandLineParser:

@@ -108,7 +108,7 @@ def handle_list(args: argparse.Namespace) -> int:
 
 def handle_run(args: argparse.Namespace) -> int:
     check_output_dir(OUT_FIELD, args.out)
-    from .registry import device_opener
+    from .box.device import device_opener
 
     opener = device_opener(args.device, args.mesa)
     if args.mesa is not None and opener is None:
@@ -134,7 +134,7 @@ def handle_run(args: argparse.Namespace) -> int:
 
 
 def handle_check(args: argparse.Namespace) -> int:
-    from .registry import DEVICE_JUDGES
+    from .box.device import DEVICE_JUDGES
 
     stored = load_bundle(args.bundle)
     results = recheck(stored, by_name(all_cases()), DEVICE_JUDGES)

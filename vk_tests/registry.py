@@ -12,9 +12,9 @@ table order:
 * ``fdm`` (:mod:`vk_tests.fdm.cases`): real FDM render passes;
 * ``fsr`` (:mod:`vk_tests.fsr.cases`): the model's areas as a shading-rate attachment.
 
-Some devices run and judge the cases themselves (:func:`device_opener`, :data:`DEVICE_JUDGES`):
-the box (``--device box:GPU``, :mod:`vk_tests.box.suite`) runs the ``fdm`` cases on Mesa's turnip
-under its noop DRM shim and judges their command streams against the model.
+The devices that run and judge the cases themselves (the box, ``--device box:GPU``) are not
+listed here: :mod:`vk_tests.box.device` looks the ``fdm`` cases up itself and the command line
+(:mod:`vk_tests.cli`) opens it, so the registry and the box do not depend on each other.
 
 The ``vk`` command imports this module only when it needs the cases (so that
 ``turnip-fdm --help`` does not load the backends); a backend that is missing or broken makes
@@ -26,15 +26,12 @@ with the case's own backend first, and usable as a directory name of the result 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from .box import suite as box_suite
 from .fdm import cases as fdm_cases
 from .fsr import cases as fsr_cases
 from .host import cases as host_cases
 from .replay import cases as replay_cases
 from .suite.cases import Case
-from .suite.runner import DeviceJudge, Opener
 from .suite.selection import check_names
 
 #: (backend, its ``cases()``), in the order the suite lists and runs them
@@ -45,17 +42,6 @@ BACKEND_CASES: tuple[tuple[str, Callable[[], list[Case]]], ...] = (
     ("fdm", fdm_cases.cases),
     ("fsr", fsr_cases.cases),
 )
-
-#: the judges of outputs their device judged (``info["judged_on"]``), for ``vk check``
-DEVICE_JUDGES: dict[str, DeviceJudge] = {"stream": box_suite.judge_stream}
-
-
-def device_opener(selector: Any, mesa: str | None = None) -> Opener | None:
-    """The runner's opener of a device that runs and judges its cases itself (``box:GPU``: the
-    box with Mesa ``mesa``), None for an ordinary Vulkan device."""
-    if box_suite.box_gpu(selector) is not None:
-        return box_suite.opener(mesa)
-    return None
 
 
 def all_cases() -> list[Case]:

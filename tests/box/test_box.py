@@ -20,8 +20,8 @@ import fdm.plan
 import fdm.tile_select
 import fdm.turnip
 from fdm.errors import NotSupported
-from vk_tests.box.check import AGREE, DIFFER, Item, Outcome, check, items_of
-from vk_tests.box.root import Box, find_box
+from turnip_box.check import AGREE, DIFFER, Item, Outcome, check, items_of
+from turnip_box.root import Box, find_box
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = sorted((ROOT / "docs" / "findings").glob("*.toml"))

@@ -14,13 +14,13 @@ import pytest
 
 import fdm
 from fdm.errors import NotSupported, ScenarioError
-from vk_tests.box import registers as R
-from vk_tests.box.compare import viewport_regs
-from vk_tests.box.decode import driver_pass
-from vk_tests.box.jobs import Unrecordable, job_of, model_scenario, tu_debug_of
-from vk_tests.box.pm4 import Listener, StreamError, walk
-from vk_tests.box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
-from vk_tests.box.root import apt_mirror
+from turnip_box import registers as R
+from turnip_box.compare import viewport_regs
+from turnip_box.decode import driver_pass
+from turnip_box.jobs import Unrecordable, job_of, model_scenario, tu_debug_of
+from turnip_box.pm4 import Listener, StreamError, walk
+from turnip_box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
+from turnip_box.root import apt_mirror
 
 IB1, IB2, DS, PATCHED = 0x1000, 0x2000, 0x3000, 0x4000
 
@@ -171,7 +171,7 @@ def test_without_a_box_or_root_one_not_supported_line(tmp_path: Path, monkeypatc
     import subprocess
     import sys
 
-    from vk_tests.box import root
+    from turnip_box import root
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     with pytest.raises(NotSupported, match="box setup"):

@@ -14,8 +14,8 @@ import pytest
 
 import fdm.turnip
 from fdm.errors import NotSupported
-from vk_tests.box import suite as box_suite
-from vk_tests.box.root import find_box
+from turnip_box.root import find_box
+from vk_tests.box import device as box_suite
 from vk_tests.registry import DEVICE_JUDGES, all_cases, device_opener
 from vk_tests.suite import bundle
 from vk_tests.suite.runner import SuiteResult, recheck, run_suite

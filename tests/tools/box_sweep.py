@@ -14,9 +14,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from vk_tests.box.check import check, items_of  # noqa: E402
-from vk_tests.box.generate import generated_scenarios  # noqa: E402
-from vk_tests.box.root import DEFAULT_MESA, find_box  # noqa: E402
+from turnip_box.check import check, items_of  # noqa: E402
+from turnip_box.generate import generated_scenarios  # noqa: E402
+from turnip_box.root import DEFAULT_MESA, find_box  # noqa: E402
 
 
 def main() -> int:

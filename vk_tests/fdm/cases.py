@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 
+import fdm
+
 from ..replay.depth import QUADS, depth_scene, judge_depth, run_depth
 from ..replay.judge import judge_replay
 from ..replay.msaa import SAMPLES, judge_msaa, msaa_scene, run_msaa
@@ -235,6 +237,23 @@ def cases() -> list[Case]:
                               scene=fdm_scene(s.scene, path, s.readback, **s.extra), run=run_fdm,
                               judge=judge_fdm))
     return cases + _kind_cases() + _sampling_cases()
+
+
+def scenarios() -> list[tuple[str, fdm.Scenario]]:
+    """The scenario of every case of this backend, once each (the first case that has it names
+    it): what ``turnip-fdm box check --fdm-scenes`` checks against turnip in the box."""
+    import json
+
+    out: list[tuple[str, fdm.Scenario]] = []
+    seen: set[str] = set()
+    for c in cases():
+        sc = c.scene.get("scenario")
+        key = json.dumps(sc, sort_keys=True)
+        if sc is None or key in seen:
+            continue
+        seen.add(key)
+        out.append((c.name, fdm.parse_scenario(sc)))
+    return out
 
 
 def replay_twins() -> list[Case]:

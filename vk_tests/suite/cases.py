@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 #: CTS-style results, and the two verdicts of a case judged on a driver's command stream instead of
-#: pixels (the box, ``vk_tests.box.suite``: the GPU never executes there): ``StreamAgree``, every
+#: pixels (the box, ``vk_tests.box.device``: the GPU never executes there): ``StreamAgree``, every
 #: value turnip programmed equals the model's plan; ``StreamDiffer``, some value does not (a failure).
 #: Neither is a pixel pass.
 Status = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer"]

@@ -16,7 +16,7 @@ Rules (``docs/device-suite.md``):
 * A device may run and judge the cases itself: when the opened device has ``run_case(case)``
   (returning the :class:`CaseOutput`, raising like ``run``) and ``judge_case(case, scene,
   output)``, those replace ``case.run(device, scene)`` and ``case.judge(scene, output)`` for the
-  cases that need a device.  The box (``vk_tests.box.suite``) is such a device: it runs each case
+  cases that need a device.  The box (``vk_tests.box.device``) is such a device: it runs each case
   on turnip in a process of its own and judges the recorded command stream.  Such an output says
   how it was judged in ``info["judged_on"]`` (``"stream"``), and :func:`recheck` judges it again
   with the judge given for that kind.

@@ -1,6 +1,6 @@
 """What turnip programmed, decoded from a submit's stream into the model's plan quantities.
 
-:func:`driver_pass` walks a dump (:mod:`vk_tests.box.pm4`) and cuts it at the render-mode
+:func:`driver_pass` walks a dump (:mod:`turnip_box.pm4`) and cuts it at the render-mode
 markers turnip emits (``CP_SET_MARKER``: ``RM6_BIN_VISIBILITY`` for the binning pass,
 ``RM6_BIN_RENDER_START`` for each rendered bin, ``RM6_DIRECT_RENDER`` for sysmem).  For each
 phase it keeps the registers in effect at the phase's first application draw — after the

@@ -190,7 +190,7 @@ def environment(box: Box, gpu_id: int, scratch: Path, tu_debug: tuple[str, ...] 
         "XDG_RUNTIME_DIR": str(scratch),
         "FD_RD_DUMP": "enable",
         "FD_RD_DUMP_PATH": str(scratch / "dump"),
-        "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[2]), env.get("PYTHONPATH", "")]),
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), env.get("PYTHONPATH", "")]),
     })
     if tu_debug:
         env["TU_DEBUG"] = ",".join(tu_debug)

@@ -1,7 +1,7 @@
 """The model's plan beside what turnip programmed: one :class:`Difference` per disagreeing value.
 
 Both sides are put in the register domain before they are compared, with the box's own reading
-of the register fields (:mod:`vk_tests.box.registers`) and of how a ``VkViewport`` becomes
+of the register fields (:mod:`turnip_box.registers`) and of how a ``VkViewport`` becomes
 ``GRAS_CL_VIEWPORT`` (``tu6_emit_viewport``: ``scale = width / 2``, ``offset = x + scale`` in
 float32).  Nothing here calls the model's arithmetic: the model is read only through its plan.
 

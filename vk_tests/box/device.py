@@ -1,12 +1,12 @@
 """The device suite on the box: ``turnip-fdm vk run --backend fdm --device box:a750``.
 
-A *box device* (``box:GPU``, GPU one of :data:`vk_tests.box.jobs.SHIM_GPU_IDS`; ``--mesa V``
+A *box device* (``box:GPU``, GPU one of :data:`turnip_box.jobs.SHIM_GPU_IDS`; ``--mesa V``
 picks the box's Mesa) is Mesa's real turnip under the noop DRM shim.  It is a device of the
 suite's runner (:mod:`vk_tests.suite.runner`) that runs and judges the cases itself:
 
 * **Where a case runs.**  :class:`BoxDevice` (the host side) starts one worker process inside
-  the box (:func:`vk_tests.box.root.launch` of this module with
-  :func:`vk_tests.box.root.environment`: the shim preloaded, ``FD_GPU_ID``, ``FD_RD_DUMP_PATH``,
+  the box (:func:`turnip_box.root.launch` of this module with
+  :func:`turnip_box.root.environment`: the shim preloaded, ``FD_GPU_ID``, ``FD_RD_DUMP_PATH``,
   the validation layer).  The worker opens the suite's device there with the Khronos validation
   layer on (:func:`turnip_base.harness.open_device`) and, per case the host asks for, calls the
   case's own ``run`` on it: the ``fdm`` backend's passes, unchanged, on turnip.  A worker that
@@ -21,11 +21,11 @@ suite's runner (:mod:`vk_tests.suite.runner`) that runs and judges the cases its
 * **How it is judged** (:func:`judge_stream`, pure, on the host, so a monkeypatched model is the
   one compared and ``turnip-fdm vk check`` judges a stored bundle again): for each FDM pass, the
   submit whose decode has GMEM bins or a sysmem pass with the application's draw
-  (:func:`vk_tests.box.decode.driver_pass`) is compared with ``fdm.plan_render_pass`` of the
+  (:func:`turnip_box.decode.driver_pass`) is compared with ``fdm.plan_render_pass`` of the
   case's scenario as the pass rendered it (:func:`rendered_scenario`: the pass's own
   attachments, depth and draws, turnip's own bin merging, through
-  :func:`vk_tests.box.jobs.model_scenario` on the box's GPU: turnip picks its own tile size) by
-  :func:`vk_tests.box.compare.differences`.  Left out, and said so, where the plan does not
+  :func:`turnip_box.jobs.model_scenario` on the box's GPU: turnip picks its own tile size) by
+  :func:`turnip_box.compare.differences`.  Left out, and said so, where the plan does not
   describe the pass: the FS-constants patch of a shader that reads no ``gl_FragCoord``
   (``FdmPass.fs_fdm_constants``: turnip patches nothing) and the store path of a subsampled
   attachment (``FdmPass.subsampled``: :data:`SUBSAMPLED_STORE`).  The verdict is ``StreamAgree`` or ``StreamDiffer``
@@ -55,15 +55,16 @@ import numpy as np
 import fdm
 from fdm.errors import TurnipFdmError
 from turnip_base.errors import NotSupported, ScenarioError
+from turnip_box.check import slots_of, views_of
+from turnip_box.compare import differences
+from turnip_box.decode import DriverPass, driver_pass
+from turnip_box.jobs import DECODED_CHIPS, SHIM_GPU_IDS, model_scenario
+from turnip_box.pm4 import StreamError
+from turnip_box.rd import read_rd
+from turnip_box.root import DEFAULT_MESA, Box, check_mesa, environment, find_box, launch
 
 from ..suite.cases import Case, CaseOutput, Scene, Verdict, jsonable
-from .check import slots_of, views_of
-from .compare import differences
-from .decode import DriverPass, driver_pass
-from .jobs import DECODED_CHIPS, SHIM_GPU_IDS, model_scenario
-from .pm4 import StreamError
-from .rd import read_rd
-from .root import DEFAULT_MESA, Box, check_mesa, environment, find_box, launch
+from ..suite.runner import DeviceJudge, Opener
 
 #: the selector prefix of a box device (``box:a750``)
 PREFIX = "box:"
@@ -138,7 +139,7 @@ class BoxDevice:
             raise NotSupported(f"the box at {self.box.root} has no validation layer (vulkan-validationlayers): "
                                "the suite runs only under it")
         self._stderr: IO[str] = open(self.scratch / "worker.stderr", "a")  # noqa: SIM115 - lives with the worker
-        self.proc = subprocess.Popen(launch(self.box, "vk_tests.box.suite", ["--worker", str(self.scratch)], env),
+        self.proc = subprocess.Popen(launch(self.box, "vk_tests.box.device", ["--worker", str(self.scratch)], env),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
                                      env=env)
         hello = self._read()
@@ -257,11 +258,23 @@ def opener(mesa: str | None = None, driver: str | None = None) -> Any:
     return open_box
 
 
+#: the judges of outputs their device judged (``info["judged_on"]``), for ``vk check``
+DEVICE_JUDGES: dict[str, DeviceJudge] = {}
+
+
+def device_opener(selector: Any, mesa: str | None = None) -> Opener | None:
+    """The runner's opener of a device that runs and judges its cases itself (``box:GPU``: the
+    box with Mesa ``mesa``), None for an ordinary Vulkan device."""
+    if box_gpu(selector) is not None:
+        return opener(mesa)
+    return None
+
+
 # ---- the judge (host) ---------------------------------------------------------------------------
 def rendered_scenario(scene: Scene, rendered: Mapping[str, Any], gpu: str) -> fdm.Scenario:
     """The scenario the model plans for one recorded pass: the case's scenario with the pass's own
     attachments, depth and draws (``rendered``), turnip's own bin merging (the box runs turnip
-    without ``TU_DEBUG``) on ``gpu`` and no fixed tile size (:func:`vk_tests.box.jobs.model_scenario`)."""
+    without ``TU_DEBUG``) on ``gpu`` and no fixed tile size (:func:`turnip_box.jobs.model_scenario`)."""
     mapping = {**scene["scenario"], **rendered, "bin_merging": "upstream"}
     mapping.pop("tu_debug", None)
     map_layers = scene.get("fdm", {}).get("map_layers")
@@ -331,6 +344,9 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
                        mismatches=tuple(diffs[:FIRST_DIFFERENCES]))
     return Verdict(status="StreamAgree", message=f"the command stream agrees with the model: {compared} values "
                                                  f"({where}; judged on the stream, no pixels)")
+
+
+DEVICE_JUDGES["stream"] = judge_stream
 
 
 # ---- the worker (inside the box) ---------------------------------------------------------------
@@ -409,4 +425,4 @@ def worker(scratch: Path) -> int:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--worker"]:
         sys.exit(worker(Path(sys.argv[2])))
-    sys.exit("usage: python -m vk_tests.box.suite --worker SCRATCH (started by vk_tests.box.suite.BoxDevice)")
+    sys.exit("usage: python -m vk_tests.box.device --worker SCRATCH (started by vk_tests.box.device.BoxDevice)")

@@ -15,7 +15,7 @@ def device_info(box: Box, gpu: str) -> str:
     """One line: the device name, driver, FDM extensions, texel sizes and FDM formats of ``gpu``."""
     with tempfile.TemporaryDirectory(prefix="turnip-fdm-box-") as tmp:
         env = environment(box, SHIM_GPU_IDS[gpu], Path(tmp), validation=False)
-        r = subprocess.run(launch(box, "vk_tests.box.record", ["--info"], env), capture_output=True, text=True,
+        r = subprocess.run(launch(box, "turnip_box.record", ["--info"], env), capture_output=True, text=True,
                            env=env, timeout=120)
     lines = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
     if not lines:

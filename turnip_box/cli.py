@@ -14,8 +14,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fdm.scenario import Scenario
 
 from fdm.errors import EXIT_FAILURE, ScenarioError
 
@@ -47,8 +51,15 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="run this locally built libvulkan_freedreno.so instead of the box's turnip")
 
 
-def register(subparsers: Any) -> None:
-    """Add the `box` sub-command."""
+#: where ``--fdm-scenes`` takes its scenarios from (the device suite's fdm cases): given by the
+#: command-line shell, which imports every package (the box imports no part of the suite)
+SceneSource = Callable[[], "list[tuple[str, Scenario]]"]
+_FDM_SCENES: list[SceneSource] = []
+
+
+def register(subparsers: Any, fdm_scenes: SceneSource | None = None) -> None:
+    """Add the `box` sub-command; ``fdm_scenes`` lists the scenarios ``--fdm-scenes`` adds."""
+    _FDM_SCENES[:] = [fdm_scenes] if fdm_scenes is not None else []
     bp = subparsers.add_parser("box", help="Mesa's real turnip without hardware: check the model against it",
                                description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     bp.set_defaults(func=_no_sub)
@@ -107,25 +118,6 @@ def _info(args: argparse.Namespace) -> int:
     return 0
 
 
-def fdm_scene_scenarios() -> list[tuple[str, Any]]:
-    """The scenario of every ``fdm`` case of the device suite (one per distinct scenario)."""
-    import json
-
-    import fdm
-    from vk_tests.registry import all_cases
-
-    out: list[tuple[str, Any]] = []
-    seen: set[str] = set()
-    for c in all_cases():
-        sc = c.scene.get("scenario") if c.backend == "fdm" else None
-        key = json.dumps(sc, sort_keys=True)
-        if sc is None or key in seen:
-            continue
-        seen.add(key)
-        out.append((c.name, fdm.parse_scenario(sc)))
-    return out
-
-
 def _scenarios(paths: list[str], generated: int, seed: int, fdm_scenes: bool = False) -> list[tuple[str, Any]]:
     import fdm
 
@@ -133,7 +125,9 @@ def _scenarios(paths: list[str], generated: int, seed: int, fdm_scenes: bool = F
     for p in paths:
         out.append((Path(p).stem, fdm.load_scenario(p)))
     if fdm_scenes:
-        out += fdm_scene_scenarios()
+        if not _FDM_SCENES:
+            raise ScenarioError("--fdm-scenes", "the device suite's scenes are not available to this command line")
+        out += _FDM_SCENES[0]()
     if generated:
         from .generate import generated_scenarios
 

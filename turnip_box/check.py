@@ -1,6 +1,6 @@
 """``turnip-fdm box check``: every scenario through turnip and through the model, compared.
 
-The driver side runs in box processes (:mod:`vk_tests.box.record`), one per GPU and
+The driver side runs in box processes (:mod:`turnip_box.record`), one per GPU and
 ``TU_DEBUG`` set, each recording many passes; the model side runs here, in the calling process,
 so a monkeypatched model is the one compared.  Each (scenario, GPU) pair ends in one
 :class:`Outcome`: ``agree``, ``differ`` (with its differences), ``not supported`` (what the box
@@ -96,7 +96,7 @@ def record(box: Box, items: Sequence[Item], work: Path,
             jobs_file = scratch / "jobs.json"
             jobs_file.write_text(json.dumps({"jobs": [j for _, j in pending]}))
             by_name = {j["name"]: it for it, j in pending}
-            proc = subprocess.Popen(launch(box, "vk_tests.box.record", [str(jobs_file)], env),
+            proc = subprocess.Popen(launch(box, "turnip_box.record", [str(jobs_file)], env),
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             assert proc.stdout is not None
             for line in proc.stdout:

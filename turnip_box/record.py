@@ -1,8 +1,8 @@
 """The driver side of the box: records one render pass per job on Mesa's real turnip.
 
-This module runs *inside* the box (``python -m vk_tests.box.record JOBS.json``), in a process
+This module runs *inside* the box (``python -m turnip_box.record JOBS.json``), in a process
 whose dynamic loader, ``libvulkan`` and turnip come from the box's Debian root and whose
-``LD_PRELOAD`` is Mesa's freedreno noop DRM shim (:mod:`vk_tests.box.root` builds that
+``LD_PRELOAD`` is Mesa's freedreno noop DRM shim (:mod:`turnip_box.root` builds that
 environment).  Turnip opens the GPU named by ``FD_GPU_ID`` and records real command streams;
 the shim executes nothing.  For each job it builds the render pass the job describes, writes
 the density map with the CPU, records the pass with its draws, submits it once and moves the
@@ -18,7 +18,7 @@ Three facts of running under the shim shape the code (``docs/box.md``):
 * ``.rd`` files are numbered by turnip's own submits, so each job waits for its submit and
   takes every new file in the dump folder.
 
-A job file is JSON: ``{"jobs": [JOB, ...]}``; :func:`vk_tests.box.jobs.job_of` writes the JOB
+A job file is JSON: ``{"jobs": [JOB, ...]}``; :func:`turnip_box.jobs.job_of` writes the JOB
 records.  The process prints one JSON line per job to stdout (``{"name", "status", "why",
 "rd"}``), so a crash leaves the finished jobs readable.
 """

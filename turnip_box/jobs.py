@@ -1,7 +1,7 @@
 """A scenario as the Vulkan work the box records: the translation, and what it cannot say.
 
 :func:`job_of` turns a parsed :class:`fdm.Scenario` into the JSON record
-:mod:`vk_tests.box.record` builds its render pass from, or raises :class:`Unrecordable` naming
+:mod:`turnip_box.record` builds its render pass from, or raises :class:`Unrecordable` naming
 what stops it (a GPU the shim does not open, a fork's variant, an extension the binding lacks).
 :func:`model_scenario` is the scenario the model plans for the comparison: the same pass with the
 scenario's ``gpu`` replaced by the one asked for and a fixed ``tile_size`` dropped (turnip picks
