@@ -67,6 +67,9 @@ class NotSupported(TurnipFdmError):
 EXIT_REFUSED: Final = 2
 #: exit status for an unexpected exception (a bug of the model) or a failed check
 EXIT_FAILURE: Final = 1
+#: exit status of a check that compared nothing (every case not supported, an empty selection):
+#: never 0, so that a gate cannot pass on nothing; distinct from a failure
+EXIT_NOTHING_COMPARED: Final = 3
 
 
 def _one_line(text: str) -> str:
