@@ -7,19 +7,23 @@ command's files into DIR and prints only a summary; the two together are refused
 ``turnip-fdm: error: --out: ...``) before any work.
 
 Every command that writes files (``plan --out``, ``layout --out``, ``demo --out``) first calls
-:func:`check_output_file` / :func:`check_output_dir` (so a bad path is refused before a plan is
-computed), then hands everything it writes to :func:`write_file` / :func:`write_files` at once.
+:func:`check_output_dir` (so a bad path is refused before a plan is computed), then hands
+everything it writes to :func:`write_files` at once (a single file: :func:`turnip_base.outputs.write_bytes`).
 A failure while writing removes what this call created and raises
-:class:`~fdm.errors.ScenarioError` naming the flag: nothing partial stays behind (no ``*.tmp``,
-no half-filled directory).
+:class:`~fdm.errors.ScenarioError` naming the flag and the path (``cannot write PATH: REASON``,
+the words of the bottom layer's one writer, :mod:`turnip_base.outputs`): nothing partial stays
+behind (no ``*.tmp``, no half-filled directory).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
 from collections.abc import Mapping
+
+from turnip_base.outputs import cannot_write, check_writable_dir
 
 from .errors import ScenarioError
 
@@ -40,10 +44,6 @@ def check_json_or_out(json: bool, out: str | None) -> None:
         raise ScenarioError("--out", JSON_OR_OUT)
 
 
-def _reason(e: OSError) -> str:
-    return e.strerror or str(e)
-
-
 def _check_path(field: str, path: str) -> str:
     if not isinstance(path, str) or not path or "\0" in path:
         raise ScenarioError(field, "must be a non-empty path")
@@ -62,20 +62,9 @@ def _existing_ancestor(field: str, full: str) -> str:
     while not os.path.lexists(parent):
         parent = os.path.dirname(parent)
     if not os.path.isdir(parent):
-        raise ScenarioError(field, f"{parent!r} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ScenarioError(field, f"directory {parent!r} is not writable")
+        raise cannot_write(field, full, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), parent))
+    check_writable_dir(field, parent)
     return parent
-
-
-def check_output_file(field: str, path: str) -> None:
-    """Refuse an output file path that cannot be written, before any work is done."""
-    full = _check_path(field, path)
-    if os.path.isdir(full):
-        raise ScenarioError(field, f"{path!r} is a directory, not a file")
-    if os.path.lexists(full) and not os.path.isfile(full):
-        raise ScenarioError(field, f"{path!r} exists and is not a regular file")
-    _existing_ancestor(field, full)
 
 
 def check_output_dir(field: str, path: str) -> None:
@@ -83,17 +72,10 @@ def check_output_dir(field: str, path: str) -> None:
     full = _check_path(field, path)
     if os.path.lexists(full):
         if not os.path.isdir(full):
-            raise ScenarioError(field, f"{path!r} exists and is not a directory")
-        if not os.access(full, os.W_OK | os.X_OK):
-            raise ScenarioError(field, f"directory {path!r} is not writable")
+            raise cannot_write(field, path, NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), path))
+        check_writable_dir(field, full)
         return
     _existing_ancestor(field, full)
-
-
-def write_file(field: str, path: str, data: bytes) -> None:
-    """Write one file atomically (a temporary file in the same directory, then a rename)."""
-    full = os.path.abspath(path)
-    write_files(field, os.path.dirname(full), {os.path.basename(full): data})
 
 
 #: the list of files the last ``write_files(..., replace=True)`` wrote into a directory
@@ -138,14 +120,14 @@ def write_files(field: str, out_dir: str, files: Mapping[str, bytes], *, replace
         for name, data in files.items():
             if os.path.basename(name) != name or name in ("", ".", ".."):
                 raise ScenarioError(field, f"bad output file name {name!r}")
-            with open(os.path.join(stage, name), "wb") as f:
+            with open(os.path.join(stage, name), "wb") as f:  # staged: an error names out_dir, below
                 f.write(data)
         stale = [n for n in _manifest(full) if n not in files] if replace else []
         paths = []
         for name in files:
             dst = os.path.join(full, name)
             if os.path.isdir(dst):
-                raise ScenarioError(field, f"{dst!r} is a directory")
+                raise cannot_write(field, dst, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), dst))
             os.replace(os.path.join(stage, name), dst)
             if name != MANIFEST:
                 paths.append(dst)
@@ -157,7 +139,7 @@ def write_files(field: str, out_dir: str, files: Mapping[str, bytes], *, replace
     except OSError as e:
         for m in reversed(created):
             shutil.rmtree(m, ignore_errors=True)
-        raise ScenarioError(field, f"cannot write {full!r}: {_reason(e)}") from None
+        raise cannot_write(field, full, e) from None
     except ScenarioError:
         for m in reversed(created):
             shutil.rmtree(m, ignore_errors=True)

@@ -3,7 +3,7 @@
 (``importlib.import_module`` / ``__import__``), which must name its module with a literal string:
 
 * ``turnip_base`` (errors, options, the Vulkan harness) imports no other project package;
-* ``fdm`` imports only ``turnip_base``'s error contract and options;
+* ``fdm`` imports only ``turnip_base``'s error contract, options and output writer;
 * ``layout_solver`` imports only those and ``fdm``;
 * ``mipmap`` imports only ``turnip_base`` (never ``fdm`` or ``vk_tests``);
 * ``turnip_box`` (the oracle: Mesa's turnip in the box) imports only ``turnip_base`` and the models;
@@ -42,8 +42,8 @@ PRESENTATION = {"report", "pictures", "draw", "cli", "page", "diff"}
 #: what each package may import from the other project packages (prefix match)
 ALLOWED: dict[str, tuple[str, ...]] = {
     "turnip_base": (),
-    "fdm": ("turnip_base.errors", "turnip_base.options"),
-    "layout_solver": ("turnip_base.errors", "turnip_base.options", "fdm"),
+    "fdm": ("turnip_base.errors", "turnip_base.options", "turnip_base.outputs"),
+    "layout_solver": ("turnip_base.errors", "turnip_base.options", "turnip_base.outputs", "fdm"),
     "mipmap": ("turnip_base",),
     "turnip_box": ("turnip_base", "fdm", "layout_solver"),
     "vk_tests": ("turnip_base", "fdm", "layout_solver", "turnip_box"),

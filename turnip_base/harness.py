@@ -32,10 +32,12 @@ from numpy.typing import NDArray
 
 from .errors import NotSupported
 
-__all__ = ["DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "DeviceSetup", "Handle", "Image", "Vulkan",
-           "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
+__all__ = ["API_VERSION", "DEVICE_ENV", "VALIDATION_LAYER", "Buffer", "DeviceInfo", "DeviceSetup", "Handle", "Image",
+           "Vulkan", "import_vulkan", "list_devices", "open_device", "parse_selector", "select_device"]
 
 VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
+#: the instance's ``apiVersion`` (major, minor) unless the caller asks for another
+API_VERSION = (1, 2)
 DEVICE_ENV = "TURNIP_FDM_DEVICE"
 
 #: a handle or struct of the `vulkan` binding (a cffi object; the binding has no types)
@@ -186,12 +188,18 @@ class Image:
 class Vulkan:
     """Instance, device, queue, command pool; owns what it creates."""
 
-    def __init__(self, device: Selector = None, validation: bool = False, setup: DeviceSetup | None = None):
+    def __init__(self, device: Selector = None, validation: bool = False, setup: DeviceSetup | None = None,
+                 api_version: tuple[int, int] = API_VERSION):
         self.vk = vk = import_vulkan()
         self._setup = setup
+        self.api_version = api_version
         #: the extensions and the features chain ``setup`` asked for (kept alive with the device)
         self.enabled_extensions: tuple[str, ...] = ()
         self.features_chain: Handle | None = None
+        #: whatever must live as long as the device and nothing else holds: a ``setup`` appends the
+        #: structures it chained by address (a cdata of an ffi of its own, which the binding does not
+        #: keep alive through a ``pNext``)
+        self.keep: list[Any] = []
         self.messages: list[str] = []
         self._owned: list[Callable[[], None]] = []
         self.instance: Handle | None = None
@@ -220,7 +228,7 @@ class Vulkan:
             layers = [VALIDATION_LAYER]
             exts = ["VK_EXT_debug_utils"]
         app = vk.VkApplicationInfo(pApplicationName="turnip-fdm", applicationVersion=1, pEngineName="turnip-fdm",
-                                   engineVersion=1, apiVersion=vk.VK_MAKE_VERSION(1, 2, 0))
+                                   engineVersion=1, apiVersion=vk.VK_MAKE_VERSION(*self.api_version, 0))
         info = vk.VkInstanceCreateInfo(pApplicationInfo=app, ppEnabledLayerNames=layers,
                                        ppEnabledExtensionNames=exts)
         try:
@@ -523,6 +531,7 @@ class Vulkan:
             self._owned.clear()
             vk.vkDestroyDevice(self.device, None)
             self.device = None
+            self.keep.clear()
         if self.messenger is not None:
             self._destroy_messenger(self.instance, self.messenger, None)
             self.messenger = None
@@ -552,7 +561,9 @@ def list_devices() -> list[str]:
         vk.vkDestroyInstance(instance, None)
 
 
-def open_device(device: Selector = None, validation: bool = False, setup: DeviceSetup | None = None) -> Vulkan:
+def open_device(device: Selector = None, validation: bool = False, setup: DeviceSetup | None = None,
+                api_version: tuple[int, int] = API_VERSION) -> Vulkan:
     """A :class:`Vulkan` context on the chosen device (see :func:`select_device`); ``setup``
-    chooses extensions and features (:data:`DeviceSetup`; default none)."""
-    return Vulkan(device=device, validation=validation, setup=setup)
+    chooses extensions and features (:data:`DeviceSetup`; default none); ``api_version`` is the
+    instance's ``apiVersion`` (default :data:`API_VERSION`)."""
+    return Vulkan(device=device, validation=validation, setup=setup, api_version=api_version)

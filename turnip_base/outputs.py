@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .errors import ScenarioError
 
-__all__ = ["cannot_write", "make_dir", "write_bytes", "write_text"]
+__all__ = ["cannot_write", "check_writable_dir", "make_dir", "write_bytes", "write_text"]
 
 PathArg = str | os.PathLike[str]
 
@@ -111,17 +111,23 @@ def make_dir(field: str, path: PathArg) -> Path:
     _check_name(field, name)
     try:
         os.makedirs(name, exist_ok=True)
-        if not os.access(name, os.W_OK | os.X_OK):
-            err = errno.EROFS if _read_only(name) else errno.EACCES
-            raise OSError(err, os.strerror(err), name)
     except FileExistsError as e:  # the path exists and is not a directory
         raise cannot_write(field, path, OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), e.filename)) from None
     except (OSError, ValueError) as e:
         raise cannot_write(field, path, e) from None
+    check_writable_dir(field, name)
     return Path(name)
 
 
-def _read_only(path: str) -> bool:
+def check_writable_dir(field: str, path: PathArg) -> None:
+    """Refuse an existing directory in which no file can be created: ``cannot write PATH:
+    Read-only file system`` (``EROFS``) or ``Permission denied`` (``EACCES``)."""
+    if not os.access(path, os.W_OK | os.X_OK):
+        err = errno.EROFS if _read_only(path) else errno.EACCES
+        raise cannot_write(field, path, OSError(err, os.strerror(err), os.fspath(path)))
+
+
+def _read_only(path: PathArg) -> bool:
     try:
         return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
     except OSError:

@@ -9,6 +9,11 @@ the density map with the CPU, records the pass with its draws, submits it once a
 ``.rd`` dump(s) that submit produced into the job's directory.  Everything that needs judging
 happens outside, on the host, from those files.
 
+The device comes up through the harness under the box's validation policy, and the dumps are
+taken by :class:`turnip_box.inside.RdCapture`, as in the device suite's box worker
+(:mod:`turnip_box.inside`): the Khronos validation layer is required unless the host set
+``TURNIP_FDM_BOX_VALIDATION=0``; without it every job is NotSupported, naming the package.
+
 Three facts of running under the shim shape the code (``docs/box.md``):
 
 * GPU copies never execute, so the density map is a ``LINEAR`` host-visible image written by
@@ -20,14 +25,13 @@ Three facts of running under the shim shape the code (``docs/box.md``):
 
 A job file is JSON: ``{"jobs": [JOB, ...]}``; :func:`turnip_box.jobs.job_of` writes the JOB
 records.  The process prints one JSON line per job to stdout (``{"name", "status", "why",
-"rd"}``), so a crash leaves the finished jobs readable.
+"rd", "validation", "seconds"}``, ``status`` one of Recorded, NotSupported, Error), so a crash
+leaves the finished jobs readable.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import struct
 import sys
 import time
@@ -39,6 +43,11 @@ from typing import Any
 import cffi
 import vulkan as vk
 
+from turnip_base.errors import NotSupported
+from turnip_base.harness import Vulkan
+
+from .inside import RdCapture, open_box_device
+
 SPV = Path(__file__).resolve().parent / "spv"
 
 #: density-map formats in the order the recorder prefers them (both hold float32-exact values)
@@ -49,7 +58,10 @@ LOAD_OPS = {"clear": vk.VK_ATTACHMENT_LOAD_OP_CLEAR, "load": vk.VK_ATTACHMENT_LO
 STORE_OPS = {"store": vk.VK_ATTACHMENT_STORE_OP_STORE, "dont_care": vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
              "none": vk.VK_ATTACHMENT_STORE_OP_NONE}
 VK_RENDER_PASS_CREATE_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE = 0x00000004
-VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation"
+#: the device extensions the box enables where turnip has them (:func:`_features`)
+WANTED_EXTENSIONS = ("VK_EXT_fragment_density_map", "VK_QCOM_fragment_density_map_offset",
+                     "VK_KHR_load_store_op_none", "VK_QCOM_multiview_per_view_viewports",
+                     "VK_QCOM_multiview_per_view_render_areas", "VK_VALVE_fragment_density_map_layered")
 #: colour attachments a job may have (one fragment shader per count: no output without attachment)
 MAX_COLOURS = 8
 
@@ -85,7 +97,7 @@ def _ext32(stype: int, value: int, pnext: Any, keep: list[Any]) -> Any:
     return vk.ffi.cast("void*", int(_RAW.cast("uintptr_t", raw)))
 
 
-class Unsupported(Exception):
+class Unsupported(NotSupported):
     """The box's turnip lacks what a job needs (the message names it)."""
 
 
@@ -93,103 +105,73 @@ def _spv(name: str) -> bytes:
     return (SPV / f"{name}.spv").read_bytes()
 
 
+def _features(ctx: Vulkan, per_view_viewports: bool) -> tuple[list[str], Any]:
+    """The :data:`turnip_base.harness.DeviceSetup` of the box's device: the FDM extensions turnip
+    has (:data:`WANTED_EXTENSIONS`; ``VK_QCOM_multiview_per_view_viewports`` only when
+    ``per_view_viewports``) and their features, multiview, ``shaderOutputViewportIndex``/``Layer``
+    and ``multiViewport``."""
+    have = ctx.device_extensions()
+    enabled = [e for e in WANTED_EXTENSIONS if e in have
+               and (per_view_viewports or e != "VK_QCOM_multiview_per_view_viewports")]
+    if "VK_EXT_fragment_density_map" not in enabled:
+        raise Unsupported(f"{ctx.info.name} has no VK_EXT_fragment_density_map")
+    chain: Any = vk.VkPhysicalDeviceFragmentDensityMapFeaturesEXT(fragmentDensityMap=vk.VK_TRUE,
+                                                                 fragmentDensityMapNonSubsampledImages=vk.VK_TRUE)
+    if "VK_QCOM_fragment_density_map_offset" in enabled:
+        chain = vk.VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(fragmentDensityMapOffset=vk.VK_TRUE,
+                                                                          pNext=chain)
+    if "VK_QCOM_multiview_per_view_viewports" in enabled:
+        chain = vk.VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(multiviewPerViewViewports=vk.VK_TRUE,
+                                                                           pNext=chain)
+    if "VK_QCOM_multiview_per_view_render_areas" in enabled:
+        chain = vk.VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM(
+            multiviewPerViewRenderAreas=vk.VK_TRUE, pNext=chain)
+    if "VK_VALVE_fragment_density_map_layered" in enabled:
+        chain = _ext32(STYPE_FDM_LAYERED_FEATURES_VALVE, vk.VK_TRUE, chain, ctx.keep)
+    v11 = vk.VkPhysicalDeviceVulkan11Features(multiview=vk.VK_TRUE, pNext=chain)
+    v12 = vk.VkPhysicalDeviceVulkan12Features(shaderOutputViewportIndex=vk.VK_TRUE, shaderOutputLayer=vk.VK_TRUE,
+                                              pNext=v11)
+    return enabled, vk.VkPhysicalDeviceFeatures2(features=vk.VkPhysicalDeviceFeatures(multiViewport=vk.VK_TRUE),
+                                                 pNext=v12)
+
+
 class Device:
-    """One turnip device (one GPU id).  The features every job may use are enabled when present;
-    ``per_view_viewports`` (``multiviewPerViewViewports``) only when asked: with it enabled, turnip
-    takes each view's viewport from the application (VK_QCOM_multiview_per_view_viewports), which
-    is a different pass."""
+    """One turnip device (one GPU id), brought up by :func:`turnip_box.inside.open_box_device`
+    (the harness, under the box's validation policy) with :func:`_features`.  ``per_view_viewports``
+    (``multiviewPerViewViewports``) is enabled only when asked: with it enabled, turnip takes each
+    view's viewport from the application (VK_QCOM_multiview_per_view_viewports), which is a
+    different pass."""
 
     def __init__(self, per_view_viewports: bool = False) -> None:
-        app = vk.VkApplicationInfo(pApplicationName="turnip-fdm box", apiVersion=vk.VK_MAKE_VERSION(1, 3, 0))
-        #: validation messages since the last :meth:`take_messages`
-        self.messages: list[str] = []
-        validation = os.environ.get("TURNIP_FDM_BOX_VALIDATION") == "1" and VALIDATION_LAYER in {
-            p.layerName for p in vk.vkEnumerateInstanceLayerProperties()}
-        self.validation = validation
-        self.instance = vk.vkCreateInstance(vk.VkInstanceCreateInfo(
-            pApplicationInfo=app, ppEnabledLayerNames=[VALIDATION_LAYER] if validation else None,
-            ppEnabledExtensionNames=["VK_EXT_debug_utils"] if validation else None), None)
-        if validation:
-            self._callback = self._on_message  # the cffi callback must stay alive
-            create = vk.vkGetInstanceProcAddr(self.instance, "vkCreateDebugUtilsMessengerEXT")
-            self.messenger = create(self.instance, vk.VkDebugUtilsMessengerCreateInfoEXT(
-                messageSeverity=vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT
-                | vk.VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
-                messageType=vk.VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT
-                | vk.VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT,
-                pfnUserCallback=self._callback), None)
-        pds = vk.vkEnumeratePhysicalDevices(self.instance)
-        if not pds:
-            raise Unsupported("the box's loader found no turnip device")
-        self.pd = pds[0]
-        props = vk.vkGetPhysicalDeviceProperties(self.pd)
-        self.name = props.deviceName
-        drv = vk.VkPhysicalDeviceDriverProperties()
-        vk.vkGetPhysicalDeviceProperties2(self.pd, vk.VkPhysicalDeviceProperties2(pNext=drv))
-        self.driver_info = vk.ffi.string(drv.driverInfo).decode(errors="replace")
-        self.limits = props.limits
-        self.extensions = {e.extensionName for e in vk.vkEnumerateDeviceExtensionProperties(self.pd, None)}
-        want = ["VK_EXT_fragment_density_map", "VK_QCOM_fragment_density_map_offset", "VK_KHR_load_store_op_none",
-                "VK_QCOM_multiview_per_view_viewports", "VK_QCOM_multiview_per_view_render_areas",
-                "VK_VALVE_fragment_density_map_layered"]
-        self.enabled = [e for e in want if e in self.extensions]
-        if "VK_EXT_fragment_density_map" not in self.enabled:
-            raise Unsupported(f"{self.name} has no VK_EXT_fragment_density_map")
-        chain: Any = vk.ffi.NULL
-        fdm = vk.VkPhysicalDeviceFragmentDensityMapFeaturesEXT(fragmentDensityMap=vk.VK_TRUE,
-                                                              fragmentDensityMapNonSubsampledImages=vk.VK_TRUE,
-                                                              pNext=chain)
-        chain = fdm
-        if "VK_QCOM_fragment_density_map_offset" in self.enabled:
-            chain = vk.VkPhysicalDeviceFragmentDensityMapOffsetFeaturesQCOM(fragmentDensityMapOffset=vk.VK_TRUE,
-                                                                              pNext=chain)
-        self.per_view_viewports = per_view_viewports and "VK_QCOM_multiview_per_view_viewports" in self.enabled
-        if not self.per_view_viewports and "VK_QCOM_multiview_per_view_viewports" in self.enabled:
-            self.enabled.remove("VK_QCOM_multiview_per_view_viewports")
-        if self.per_view_viewports:
-            chain = vk.VkPhysicalDeviceMultiviewPerViewViewportsFeaturesQCOM(multiviewPerViewViewports=vk.VK_TRUE,
-                                                                               pNext=chain)
-        if "VK_QCOM_multiview_per_view_render_areas" in self.enabled:
-            chain = vk.VkPhysicalDeviceMultiviewPerViewRenderAreasFeaturesQCOM(
-                multiviewPerViewRenderAreas=vk.VK_TRUE, pNext=chain)
-        self._keep: list[Any] = []
-        if "VK_VALVE_fragment_density_map_layered" in self.enabled:
-            chain = _ext32(STYPE_FDM_LAYERED_FEATURES_VALVE, vk.VK_TRUE, chain, self._keep)
-        v11 = vk.VkPhysicalDeviceVulkan11Features(multiview=vk.VK_TRUE, pNext=chain)
-        v12 = vk.VkPhysicalDeviceVulkan12Features(shaderOutputViewportIndex=vk.VK_TRUE, shaderOutputLayer=vk.VK_TRUE,
-                                                  pNext=v11)
-        feats = vk.VkPhysicalDeviceFeatures2(features=vk.VkPhysicalDeviceFeatures(multiViewport=vk.VK_TRUE),
-                                             pNext=v12)
-        queue = vk.VkDeviceQueueCreateInfo(queueFamilyIndex=0, queueCount=1, pQueuePriorities=[1.0])
-        self.device = vk.vkCreateDevice(self.pd, vk.VkDeviceCreateInfo(
-            pNext=feats, pQueueCreateInfos=[queue], ppEnabledExtensionNames=self.enabled), None)
-        self.queue = vk.vkGetDeviceQueue(self.device, 0, 0)
-        self.pool = vk.vkCreateCommandPool(self.device, vk.VkCommandPoolCreateInfo(queueFamilyIndex=0), None)
-        self.mem_props = vk.vkGetPhysicalDeviceMemoryProperties(self.pd)
+        self.ctx = ctx = open_box_device(lambda c: _features(c, per_view_viewports), api_version=(1, 3))
+        self.validation = ctx.messenger is not None
+        self.pd, self.device, self.queue, self.pool = ctx.physical, ctx.device, ctx.queue, ctx.pool
+        self.name, self.driver_info = ctx.info.name, ctx.info.driver_info
+        self.extensions = ctx.device_extensions()
+        self.enabled = list(ctx.enabled_extensions)
+        self.per_view_viewports = "VK_QCOM_multiview_per_view_viewports" in self.enabled
         names = ("box.vert", "box_vpi.vert", "box_layer.vert", *(f"box{k}.frag" for k in range(MAX_COLOURS + 1)))
-        self.shaders = {n: vk.vkCreateShaderModule(self.device, vk.VkShaderModuleCreateInfo(
-            codeSize=len(b), pCode=b), None) for n in names for b in [_spv(n)]}
+        self.shaders = {n: ctx.shader_module(_spv(n)) for n in names}
         self.fence = vk.vkCreateFence(self.device, vk.VkFenceCreateInfo(), None)
+        ctx.own(lambda: vk.vkDestroyFence(self.device, self.fence, None))
         #: host-visible density-map memory stays mapped for the device's life (turnip reads it)
         self.kept_mapped: list[Any] = []
 
-    def _on_message(self, severity: int, types: int, data: Any, user: Any) -> int:
-        self.messages.append(vk.ffi.string(data.pMessage).decode(errors="replace"))
-        return 0
-
     def take_messages(self) -> list[str]:
-        out, self.messages = self.messages, []
+        """The validation messages since the last call."""
+        out = list(self.ctx.messages)
+        self.ctx.messages.clear()
         return out
 
     def memory_type(self, bits: int, want: int) -> int:
-        for i in range(self.mem_props.memoryTypeCount):
-            if bits & (1 << i) and (self.mem_props.memoryTypes[i].propertyFlags & want) == want:
-                return i
-        raise Unsupported(f"no memory type with flags {want:#x}")
+        return self.ctx.memory_type(bits, want)
 
     def format_features(self, fmt: int, linear: bool) -> int:
         p = vk.vkGetPhysicalDeviceFormatProperties(self.pd, fmt)
         return int(p.linearTilingFeatures if linear else p.optimalTilingFeatures)
+
+    def close(self) -> None:
+        self.ctx.close()
 
 
 def _image(dev: Device, stack: ExitStack, *, fmt: int, extent: tuple[int, int], layers: int, samples: int,
@@ -260,13 +242,18 @@ def _render_pass(dev: Device, stack: ExitStack, job: dict[str, Any]) -> tuple[An
         layout = (vk.VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL if is_depth
                   else vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
         idx = len(atts)
+        load, store = LOAD_OPS[a["load_op"]], STORE_OPS[a["store_op"]]
+        dont_load, dont_store = vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, vk.VK_ATTACHMENT_STORE_OP_DONT_CARE
+        # a stencil-only attachment takes the job's ops as its stencil ops (turnip's attachment_set_ops
+        # then uses them as the colour case does)
+        stencil = _aspect(a) == vk.VK_IMAGE_ASPECT_STENCIL_BIT
         atts.append(vk.VkAttachmentDescription2(
-            format=a["format"], samples=a["samples"], loadOp=LOAD_OPS[a["load_op"]],
-            storeOp=STORE_OPS[a["store_op"]], stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            format=a["format"], samples=a["samples"], loadOp=dont_load if stencil else load,
+            storeOp=dont_store if stencil else store, stencilLoadOp=load if stencil else dont_load,
+            stencilStoreOp=store if stencil else dont_store,
             initialLayout=layout if a["load_op"] in ("load", "none") else vk.VK_IMAGE_LAYOUT_UNDEFINED,
             finalLayout=layout))
-        aspects.append(vk.VK_IMAGE_ASPECT_DEPTH_BIT if is_depth else vk.VK_IMAGE_ASPECT_COLOR_BIT)
+        aspects.append(_aspect(a))
         ref = vk.VkAttachmentReference2(attachment=idx, layout=layout, aspectMask=aspects[-1])
         if is_depth:
             depth = ref
@@ -321,13 +308,37 @@ def _scissors(job: dict[str, Any]) -> list[Any]:
             for s in job["scissors"]]
 
 
+def _aspect(a: dict[str, Any]) -> int:
+    """The aspect of a job attachment: colour, depth, or stencil for the stencil-only ``S8_UINT``
+    (a depth attachment of 1 byte per texel, :data:`turnip_box.jobs.DEPTH_FORMATS`)."""
+    if a["kind"] != "depth":
+        return int(vk.VK_IMAGE_ASPECT_COLOR_BIT)
+    return int(vk.VK_IMAGE_ASPECT_STENCIL_BIT if a["format"] == vk.VK_FORMAT_S8_UINT else vk.VK_IMAGE_ASPECT_DEPTH_BIT)
+
+
+def _depth_stencil_state(job: dict[str, Any]) -> Any:
+    """Depth test ``LESS`` with writes; for a stencil-only attachment no depth test (it has no depth)
+    and a stencil test that always passes and writes, its counterpart; None without one."""
+    depth = [a for a in job["attachments"] if a["kind"] == "depth"]
+    if not depth:
+        return None
+    if _aspect(depth[0]) == vk.VK_IMAGE_ASPECT_STENCIL_BIT:
+        op = vk.VkStencilOpState(failOp=vk.VK_STENCIL_OP_KEEP, passOp=vk.VK_STENCIL_OP_REPLACE,
+                                 depthFailOp=vk.VK_STENCIL_OP_KEEP, compareOp=vk.VK_COMPARE_OP_ALWAYS,
+                                 compareMask=0xFF, writeMask=0xFF, reference=1)
+        return vk.VkPipelineDepthStencilStateCreateInfo(depthTestEnable=vk.VK_FALSE, depthWriteEnable=vk.VK_FALSE,
+                                                        depthCompareOp=vk.VK_COMPARE_OP_ALWAYS,
+                                                        stencilTestEnable=vk.VK_TRUE, front=op, back=op)
+    return vk.VkPipelineDepthStencilStateCreateInfo(depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
+                                                    depthCompareOp=vk.VK_COMPARE_OP_LESS)
+
+
 def _layered(job: dict[str, Any]) -> bool:
     return bool(job["views"] == 1 and job["layers"] > 1)
 
 
 def _pipeline(dev: Device, stack: ExitStack, job: dict[str, Any], rp: Any) -> tuple[Any, Any]:
     colours = [a for a in job["attachments"] if a["kind"] != "depth"]
-    has_depth = any(a["kind"] == "depth" for a in job["attachments"])
     layout = vk.vkCreatePipelineLayout(dev.device, vk.VkPipelineLayoutCreateInfo(), None)
     stack.callback(vk.vkDestroyPipelineLayout, dev.device, layout, None)
     # a layered pass draws one instance a layer and writes gl_Layer, as a layered application does
@@ -353,9 +364,7 @@ def _pipeline(dev: Device, stack: ExitStack, job: dict[str, Any], rp: Any) -> tu
         pRasterizationState=vk.VkPipelineRasterizationStateCreateInfo(
             polygonMode=vk.VK_POLYGON_MODE_FILL, cullMode=vk.VK_CULL_MODE_NONE, lineWidth=1.0),
         pMultisampleState=vk.VkPipelineMultisampleStateCreateInfo(rasterizationSamples=samples),
-        pDepthStencilState=vk.VkPipelineDepthStencilStateCreateInfo(
-            depthTestEnable=vk.VK_TRUE, depthWriteEnable=vk.VK_TRUE,
-            depthCompareOp=vk.VK_COMPARE_OP_LESS) if has_depth else None,
+        pDepthStencilState=_depth_stencil_state(job),
         pColorBlendState=vk.VkPipelineColorBlendStateCreateInfo(pAttachments=blend or None),
         pDynamicState=vk.VkPipelineDynamicStateCreateInfo(
             pDynamicStates=[vk.VK_DYNAMIC_STATE_VIEWPORT, vk.VK_DYNAMIC_STATE_SCISSOR])
@@ -366,11 +375,7 @@ def _pipeline(dev: Device, stack: ExitStack, job: dict[str, Any], rp: Any) -> tu
     return pipe, layout
 
 
-def _rd_files(folder: Path) -> set[Path]:
-    return set(folder.glob("*.rd*"))
-
-
-def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
+def record(dev: Device, job: dict[str, Any], capture: RdCapture) -> list[str]:
     """Build, record and submit one job's render pass; returns the ``.rd`` files it produced
     (moved into the job's ``out`` folder)."""
     out = Path(job["out"])
@@ -403,7 +408,7 @@ def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
                      else vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
             img, _, _ = _image(dev, stack, fmt=a["format"], extent=(w, h), layers=img_layers, samples=a["samples"],
                                usage=usage, flags=aflags)
-            asp = vk.VK_IMAGE_ASPECT_DEPTH_BIT if a["kind"] == "depth" else vk.VK_IMAGE_ASPECT_COLOR_BIT
+            asp = _aspect(a)
             att_images.append(img)
             att_specs.append(a)
             views_list.append(_view(dev, stack, img, a["format"], img_layers, asp))
@@ -454,7 +459,7 @@ def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
                 else vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                 srcQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED, dstQueueFamilyIndex=vk.VK_QUEUE_FAMILY_IGNORED,
                 image=img, subresourceRange=vk.VkImageSubresourceRange(
-                    aspectMask=vk.VK_IMAGE_ASPECT_DEPTH_BIT if depth else vk.VK_IMAGE_ASPECT_COLOR_BIT,
+                    aspectMask=_aspect(a),
                     baseMipLevel=0, levelCount=1, baseArrayLayer=0, layerCount=img_layers)))
         if pre:
             vk.vkCmdPipelineBarrier(cmd, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
@@ -475,7 +480,7 @@ def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
                 pPerViewRenderAreas=[vk.VkRect2D(offset=vk.VkOffset2D(x=r[0], y=r[1]),
                                                  extent=vk.VkExtent2D(width=r[2], height=r[3])) for r in ra])
         clears = [vk.VkClearValue(depthStencil=vk.VkClearDepthStencilValue(depth=1.0, stencil=0))
-                  if asp == vk.VK_IMAGE_ASPECT_DEPTH_BIT else vk.VkClearValue(color=vk.VkClearColorValue(
+                  if asp != vk.VK_IMAGE_ASPECT_COLOR_BIT else vk.VkClearValue(color=vk.VkClearColorValue(
                       float32=[0.0, 0.0, 0.0, 1.0])) for asp in aspects]
         vk.vkCmdBeginRenderPass2(cmd, vk.VkRenderPassBeginInfo(
             pNext=begin_next, renderPass=rp, framebuffer=fb, renderArea=area, pClearValues=clears),
@@ -492,17 +497,11 @@ def record(dev: Device, job: dict[str, Any], dump_dir: Path) -> list[str]:
                 pFragmentDensityOffsets=[vk.VkOffset2D(x=o[0], y=o[1]) for o in job["fdm_offsets"]])
         vk.vkCmdEndRenderPass2(cmd, vk.VkSubpassEndInfo(pNext=end_next))
         vk.vkEndCommandBuffer(cmd)
-        before = _rd_files(dump_dir)
+        capture.mark()
         vk.vkResetFences(dev.device, 1, [dev.fence])
         vk.vkQueueSubmit(dev.queue, 1, [vk.VkSubmitInfo(pCommandBuffers=[cmd])], dev.fence)
         vk.vkWaitForFences(dev.device, 1, [dev.fence], vk.VK_TRUE, 10_000_000_000)
-        new = sorted(_rd_files(dump_dir) - before)
-        moved = []
-        for i, f in enumerate(new):
-            dst = out / f"submit{i}.rd{''.join(f.suffixes[1:]) if f.suffixes[0] == '.rd' else ''}"
-            shutil.move(str(f), dst)
-            moved.append(str(dst))
-        return moved
+        return capture.take(out)
 
 
 def _jobs(path: Path) -> Iterator[dict[str, Any]]:
@@ -526,11 +525,11 @@ def main(argv: list[str]) -> int:
     if argv == ["--info"]:
         try:
             print(json.dumps(info()), flush=True)
-        except (Unsupported, vk.VkError) as e:
+        except (NotSupported, vk.VkError) as e:
             print(json.dumps({"error": str(e) or type(e).__name__}), flush=True)
         return 0
     jobs_path = Path(argv[0])
-    dump_dir = Path(os.environ["FD_RD_DUMP_PATH"])
+    capture = RdCapture()
     devices: dict[bool, Device | Exception] = {}
     for job in _jobs(jobs_path):
         t0 = time.perf_counter()
@@ -538,18 +537,19 @@ def main(argv: list[str]) -> int:
         if pvv not in devices:
             try:
                 devices[pvv] = Device(per_view_viewports=pvv)
-            except (Unsupported, vk.VkError) as e:
+            except (NotSupported, vk.VkError) as e:
                 devices[pvv] = e
         dev = devices[pvv]
         if isinstance(dev, Exception):
+            # the device (or the validation layer it needs) is missing: every job says why
             print(json.dumps({"name": job["name"], "status": "NotSupported", "why": str(dev) or type(dev).__name__,
-                              "rd": []}), flush=True)
+                              "rd": [], "validation": [], "seconds": 0.0}), flush=True)
             continue
         dev.take_messages()
         try:
-            rd = record(dev, job, dump_dir)
+            rd = record(dev, job, capture)
             rec = {"name": job["name"], "status": "Recorded", "why": "", "rd": rd}
-        except Unsupported as e:
+        except NotSupported as e:
             rec = {"name": job["name"], "status": "NotSupported", "why": str(e), "rd": []}
         except vk.VkError as e:
             rec = {"name": job["name"], "status": "Error", "why": f"{type(e).__name__}", "rd": []}

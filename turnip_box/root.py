@@ -32,6 +32,8 @@ import attrs
 
 from fdm.errors import NotSupported, ScenarioError
 
+from .inside import VALIDATION_ENV
+
 #: Mesa release -> the Debian suite that ships turnip and the noop shim for amd64 (and, for a
 #: backports suite, its base suite).  trixie's own 25.0.7 ships neither for amd64.
 MESA_SUITES: dict[str, tuple[str, ...]] = {"26.2": ("unstable",), "26.1": ("trixie", "trixie-backports")}
@@ -181,7 +183,10 @@ def _icd(box: Box, scratch: Path) -> Path:
 
 def environment(box: Box, gpu_id: int, scratch: Path, tu_debug: tuple[str, ...] = (),
                 validation: bool = True) -> dict[str, str]:
-    """The environment of a recording process (see the module docstring)."""
+    """The environment of a recording process (see the module docstring).  ``validation`` is the
+    host's choice, always said (``TURNIP_FDM_BOX_VALIDATION`` ``1``: the layer is required; ``0``:
+    explicitly off); the process refuses when the layer is required and missing
+    (:mod:`turnip_box.inside`).  The layers are searched in the box's root only."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VK_", "TU_", "FD_", "MESA_", "LD_"))}
     env.update({
         "LD_PRELOAD": str(box.root / SHIM),
@@ -194,9 +199,8 @@ def environment(box: Box, gpu_id: int, scratch: Path, tu_debug: tuple[str, ...] 
     })
     if tu_debug:
         env["TU_DEBUG"] = ",".join(tu_debug)
-    if validation and (box.root / LAYERS).is_dir():
-        env["VK_LAYER_PATH"] = str(box.root / LAYERS)
-        env["TURNIP_FDM_BOX_VALIDATION"] = "1"
+    env["VK_LAYER_PATH"] = str(box.root / LAYERS)
+    env[VALIDATION_ENV] = "1" if validation else "0"
     (scratch / "dump").mkdir(parents=True, exist_ok=True)
     return env
 

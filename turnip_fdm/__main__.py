@@ -1,5 +1,5 @@
-"""``python -m turnip_fdm``: the same command line as ``turnip-fdm``."""
+"""``python -m turnip_fdm``: the same command line as ``turnip-fdm`` (the Ctrl-C handler first)."""
 
-from turnip_fdm.cli import run
+from turnip_fdm.entry import run
 
 run()

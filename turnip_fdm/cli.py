@@ -13,6 +13,8 @@ bad input              2       ``turnip-fdm: error: FIELD: RULE``
 turnip would assert    2       ``turnip-fdm: error: FIELD: RULE``
 path not modelled      2       ``turnip-fdm: error: FIELD: RULE``
 device lacks something 2       ``turnip-fdm: not supported: WHAT``
+standard output fails  2       ``turnip-fdm: error: standard output: cannot write (REASON)``
+reader went away       0       nothing (``turnip-fdm plan … | head``)
 bug of turnip-fdm      1       ``turnip-fdm: internal error: …`` (``--traceback`` for the trace)
 interrupted            130     ``turnip-fdm: interrupted``
 =====================  ======  ===============================================
@@ -22,17 +24,19 @@ Argument errors (argparse's own) get the same one-line form with the flag as FIE
 
 from __future__ import annotations
 
-# Only the standard library at the top: the console script imports this module before Ctrl-C is
-# handled (run() installs the handler, then imports the packages - numpy and the models take
-# about 0.3 s, and a Ctrl-C then must give one line, not a traceback).
+# Only the standard library and the bottom layer's error contract at the top: run() imports the
+# packages (numpy and the models take about 0.3 s) under its exiting Ctrl-C handler.
 import argparse
+import errno
 import os
 import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
 from types import FrameType
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO, cast
+
+from turnip_base.errors import EXIT_REFUSED, ScenarioError
 
 PROG = "turnip-fdm"
 TRACEBACK_FLAG = "--traceback"
@@ -48,8 +52,6 @@ class CommandLineParser(argparse.ArgumentParser):
     (one line, exit 2) instead of printing the usage and exiting."""
 
     def error(self, message: str) -> NoReturn:
-        from fdm.errors import ScenarioError
-
         raise ScenarioError(*_split_argparse_message(message))
 
 
@@ -94,11 +96,78 @@ def _fail(label: str, message: str) -> None:
     print(f"{PROG}: {label}: {' '.join(message.split())}", file=sys.stderr)
 
 
+#: the FIELD of a refusal to write standard output
+STDOUT_FIELD = "standard output"
+
+
+def _discard_stdout(stream: object) -> None:
+    """Point ``stream``'s descriptor at /dev/null, so the bytes still buffered for it are dropped
+    quietly (the interpreter's shutdown flushes standard output once more)."""
+    try:
+        fd = stream.fileno()  # type: ignore[attr-defined]
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (AttributeError, OSError, ValueError):
+        return
+    try:
+        os.dup2(null, fd)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
+
+
+def _stdout_refusal(stream: object, e: OSError) -> ScenarioError:
+    _discard_stdout(stream)
+    return ScenarioError(STDOUT_FIELD, f"cannot write ({e.strerror or e})")
+
+
+class CheckedStdout:
+    """``sys.stdout`` while a command runs: an ``OSError`` on writing it - a full disk
+    (``> /dev/full``), a descriptor opened read-only - is the user's condition, a
+    :class:`ScenarioError` ``standard output: cannot write (REASON)``; ``BrokenPipeError`` (the
+    reader went away, ``| head``) passes through for :func:`main` to end quietly."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise _stdout_refusal(self.stream, e) from None
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise _stdout_refusal(self.stream, e) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns the exit status (see the module docstring)."""
+    """Run one command; returns the exit status (see the module docstring).  Standard output is
+    flushed before it returns, so a write error of it is part of the status."""
     args_in = list(sys.argv[1:] if argv is None else argv)
     show_traceback = TRACEBACK_FLAG in args_in
     args_in = [a for a in args_in if a != TRACEBACK_FLAG]
+    stdout = sys.stdout
+    if stdout is None:  # started with standard output closed (`>&-`): refused before any work
+        _fail("error", f"{STDOUT_FIELD}: cannot write ({os.strerror(errno.EBADF)})")
+        return EXIT_REFUSED
+    sys.stdout = cast(TextIO, CheckedStdout(stdout))
+    try:
+        return _main(args_in, show_traceback)
+    finally:
+        sys.stdout = stdout
+
+
+def _main(args_in: list[str], show_traceback: bool) -> int:
     try:
         from fdm.errors import EXIT_FAILURE, TurnipFdmError
     except KeyboardInterrupt:
@@ -112,9 +181,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             if show_traceback:
                 traceback.print_exc()
             return EXIT_FAILURE
-        args = parser.parse_args(args_in)
-        status = args.func(args)
-        return int(status)
+        try:
+            args = parser.parse_args(args_in)
+        except SystemExit:  # --help printed: exits once standard output is flushed (a failure: the line)
+            sys.stdout.flush()
+            raise
+        status = int(args.func(args))
+        sys.stdout.flush()  # a full standard output is an error of this command, reported here
+        return status
     except TurnipFdmError as e:
         _fail(e.label, str(e))
         return e.exit_status
@@ -146,30 +220,50 @@ def _exit_interrupted(signum: int, frame: FrameType | None) -> None:
         os._exit(EXIT_INTERRUPTED)
 
 
+def _final_flush(status: int) -> int:
+    """Flush standard output once more after :func:`main` (nothing should be left); a reader that
+    went away is quiet, any other write error is the one ``standard output`` line, status 2."""
+    stream = sys.stdout
+    if stream is None:
+        return status
+    try:
+        stream.flush()
+    except BrokenPipeError:  # the reader went away: nothing more to say to it
+        _discard_stdout(stream)
+    except OSError as e:
+        _discard_stdout(stream)
+        if status == 0:
+            _fail("error", f"{STDOUT_FIELD}: cannot write ({e.strerror or e})")
+            return EXIT_REFUSED
+    return status
+
+
+def _run_main() -> int:
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        return main()
+    except KeyboardInterrupt:  # one that arrived inside main's own handlers
+        signal.signal(signal.SIGINT, _exit_interrupted)
+        return _interrupted()
+
+
 def run() -> NoReturn:
-    """Console-script entry point (``turnip-fdm``, ``python -m turnip_fdm``).
+    """The command line's entry point, under :mod:`turnip_fdm.entry` (the console script
+    ``turnip-fdm`` and ``python -m turnip_fdm``, which install the exiting Ctrl-C handler before
+    any other import).
 
     Ctrl-C at any moment exits 130 with one line ``turnip-fdm: interrupted``: while the packages
     are imported the handler exits at once; while a command runs, SIGINT raises
     ``KeyboardInterrupt`` as usual (``vk run`` writes the results so far) and :func:`main` turns
-    it into the line; once the command has ended (its status known, its files written) Ctrl-C is
-    ignored, so the interpreter's shutdown cannot print a traceback or die by the signal.
-    (Before this module runs, in the interpreter's own start-up - about 20 ms - Python itself
-    handles the signal.)
+    it into the line; once the command has ended (its status known, its files written, standard
+    output flushed) Ctrl-C is ignored, so the interpreter's shutdown cannot print a traceback or
+    die by the signal.
     """
     signal.signal(signal.SIGINT, _exit_interrupted)
     try:
         registrars()  # the heavy imports, under the exiting handler
     except Exception:  # noqa: BLE001 - main() imports them again and says what failed, in one line
         pass
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        status = main()
-    except KeyboardInterrupt:  # one that arrived inside main's own handlers
-        status = _interrupted()
+    status = _run_main()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:  # the reader went away: nothing more to say to it
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.exit(status)
+    sys.exit(_final_flush(status))

@@ -4,6 +4,7 @@ under ``CI=true`` a missing box fails instead of skipping."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,7 +22,9 @@ import fdm.tile_select
 import fdm.turnip
 from fdm.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Item, Outcome, check, items_of
-from turnip_box.root import Box, find_box
+from turnip_box.inside import VALIDATION_ENV
+from turnip_box.jobs import SHIM_GPU_IDS, job_of, model_scenario
+from turnip_box.root import Box, environment, find_box, launch
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = sorted((ROOT / "docs" / "findings").glob("*.toml"))
@@ -133,3 +136,32 @@ def test_unrecordable_is_not_supported_naming_it(box: Box) -> None:
         {"gpu": "a750", "framebuffer": [256, 128], "bin_merging": "fixed",
          "density": {"views": [{"generator": "constant", "size": [8, 4], "density": 0.5}]}}))])
     assert o.status == "not supported" and "tencentmalos" in o.why
+
+
+def _recorder_lines(box: Box, tmp: Path, validation: str) -> list[dict[str, Any]]:
+    """The recorder's lines for two jobs of the demo on a750, with no validation layer to be found
+    (VK_LAYER_PATH an empty folder) and ``TURNIP_FDM_BOX_VALIDATION=validation``."""
+    sc = model_scenario(fdm.load_scenario(str(ROOT / "fdm/data/demo.toml")), "a750")
+    tmp.mkdir()
+    jobs = tmp / "jobs.json"
+    jobs.write_text(json.dumps({"jobs": [job_of(sc, n, str(tmp / n)) for n in ("one", "two")]}))
+    (tmp / "no-layers").mkdir()
+    env = environment(box, SHIM_GPU_IDS["a750"], tmp / "scratch")
+    assert env[VALIDATION_ENV] == "1"  # the host's default: required
+    env.update({"VK_LAYER_PATH": str(tmp / "no-layers"), VALIDATION_ENV: validation})
+    r = subprocess.run(launch(box, "turnip_box.record", [str(jobs)], env), env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return [json.loads(ln) for ln in r.stdout.splitlines() if ln.startswith("{")]
+
+
+def test_recorder_refuses_without_the_layer_unless_told(box: Box, tmp_path: Path) -> None:
+    required = _recorder_lines(box, tmp_path / "required", "1")
+    assert [r["name"] for r in required] == ["one", "two"]
+    for r in required:
+        assert set(r) == {"name", "status", "why", "rd", "validation", "seconds"}
+        assert r["status"] == "NotSupported" and not r["rd"]
+        assert "VK_LAYER_KHRONOS_validation" in r["why"] and "vulkan-validationlayers" in r["why"], r["why"]
+    off = _recorder_lines(box, tmp_path / "off", "0")
+    assert [(r["name"], r["status"], r["validation"]) for r in off] == [(n, "Recorded", []) for n in ("one", "two")]
+    assert all(len(r["rd"]) == 1 and Path(r["rd"][0]).is_file() for r in off)

@@ -186,3 +186,15 @@ def test_without_a_box_or_root_one_not_supported_line(tmp_path: Path, monkeypatc
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.splitlines() == ["turnip-fdm: not supported: the box for Mesa 26.2 is not built: run "
                                      "`turnip-fdm box setup --mesa 26.2`"]
+
+
+def test_environment_always_says_the_validation_choice(tmp_path: Path) -> None:
+    from turnip_box.inside import VALIDATION_ENV, validation_required
+    from turnip_box.root import Box, environment
+
+    box = Box(root=tmp_path / "no-box", mesa="26.2", mesa_version="?")
+    on, off = (environment(box, 750, tmp_path / s, validation=v) for s, v in (("a", True), ("b", False)))
+    assert (on[VALIDATION_ENV], off[VALIDATION_ENV]) == ("1", "0")
+    # the layers are the box's only (the process refuses when they are missing there)
+    assert on["VK_LAYER_PATH"] == off["VK_LAYER_PATH"] == str(box.root / "usr/share/vulkan/explicit_layer.d")
+    assert validation_required(on) and not validation_required(off) and validation_required({})

@@ -9,14 +9,16 @@ import json
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import fdm.turnip
 from fdm.errors import NotSupported
-from turnip_box.root import find_box
+from turnip_box.root import environment, find_box
 from vk_tests.box import device as box_suite
-from vk_tests.registry import DEVICE_JUDGES, all_cases, device_opener
+from vk_tests.box.device import DEVICE_JUDGES, device_opener
+from vk_tests.registry import all_cases
 from vk_tests.suite import bundle
 from vk_tests.suite.runner import SuiteResult, recheck, run_suite
 from vk_tests.suite.selection import by_name
@@ -88,3 +90,13 @@ def test_a_planted_model_bug_is_a_stream_difference(monkeypatch: pytest.MonkeyPa
 def test_other_devices_are_untouched() -> None:
     assert device_opener(None) is None and device_opener("0") is None and device_opener("llvmpipe") is None
     assert box_suite.box_gpu("box:a618") == "a618"
+
+
+def test_a_box_without_the_layer_refuses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the worker follows the recorder's policy (turnip_box.inside): the layer is required
+    def no_layers(*args: Any, **kw: Any) -> dict[str, str]:
+        return {**environment(*args, **kw), "VK_LAYER_PATH": str(tmp_path)}
+
+    monkeypatch.setattr("vk_tests.box.device.environment", no_layers)
+    with pytest.raises(NotSupported, match="vulkan-validationlayers"):
+        box_suite.BoxDevice(find_box(), "a750")

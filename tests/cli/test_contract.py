@@ -134,7 +134,7 @@ def test_layout_refusals(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     (tmp_path / "afile").write_text("x")
     status, out, err = call(capsys, "layout", s, "--out", str(tmp_path / "afile"))
     assert status == 2 and (tmp_path / "afile").read_text() == "x"
-    one_error_line(err, "--out", "not a directory")
+    one_error_line(err, "--out", "Not a directory")
 
 
 def test_out_paths(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -142,7 +142,7 @@ def test_out_paths(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     (tmp_path / "existing").write_text("x")
     status, _, err = call(capsys, "plan", s, "--out", str(tmp_path / "existing"))
     assert status == 2 and (tmp_path / "existing").read_text() == "x"
-    one_error_line(err, "--out", "not a directory")
+    one_error_line(err, "--out", "Not a directory")
     status, _, err = call(capsys, "plan", s, "--out", str(tmp_path / ("d" * 300) / "x.json"))
     assert status == 2
     one_error_line(err, "--out", "longer than")
@@ -151,7 +151,7 @@ def test_out_paths(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     one_error_line(err, "--out", "")
     status, _, err = call(capsys, "demo", "--out", s)
     assert status == 2
-    one_error_line(err, "--out", "not a directory")
+    one_error_line(err, "--out", "Not a directory")
     assert sorted(os.listdir(tmp_path)) == ["existing", "s.json"]   # nothing written, no *.tmp
 
 

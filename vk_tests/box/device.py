@@ -7,13 +7,15 @@ suite's runner (:mod:`vk_tests.suite.runner`) that runs and judges the cases its
 * **Where a case runs.**  :class:`BoxDevice` (the host side) starts one worker process inside
   the box (:func:`turnip_box.root.launch` of this module with
   :func:`turnip_box.root.environment`: the shim preloaded, ``FD_GPU_ID``, ``FD_RD_DUMP_PATH``,
-  the validation layer).  The worker opens the suite's device there with the Khronos validation
-  layer on (:func:`turnip_base.harness.open_device`) and, per case the host asks for, calls the
+  the validation layer required).  The worker opens the suite's device there as the box's
+  scenario recorder does (:func:`turnip_box.inside.open_box_device`: the harness's device with the
+  Khronos validation layer; a box without the layer refuses, naming its package) and, per case
+  the host asks for, calls the
   case's own ``run`` on it: the ``fdm`` backend's passes, unchanged, on turnip.  A worker that
   dies (turnip crashing) fails its case and is started again for the next.
 * **What is kept.**  Every FDM pass announces its submission
   (:data:`vk_tests.graphics.fdm_pass.PASS_LISTENERS`); the worker takes the ``.rd`` files turnip
-  dumped between the pass's ``begin`` and ``end`` (turnip numbers them by its own submits) and
+  dumped between the pass's ``begin`` and ``end`` (:class:`turnip_box.inside.RdCapture`) and
   the scenario fields the pass renders (:meth:`vk_tests.graphics.fdm_pass.FdmPass.as_rendered`:
   its attachments, depth, draws).  The images read back are dropped: the GPU never executes
   under the shim, so they hold nothing.  Validation messages go to the runner, which fails the
@@ -134,10 +136,8 @@ class BoxDevice:
 
     # -- the worker
     def _start(self) -> dict[str, Any]:
-        env = environment(self.box, SHIM_GPU_IDS[self.gpu], self.scratch)
-        if env.get("TURNIP_FDM_BOX_VALIDATION") != "1":
-            raise NotSupported(f"the box at {self.box.root} has no validation layer (vulkan-validationlayers): "
-                               "the suite runs only under it")
+        # the suite runs only under the validation layer: the worker refuses a box without it
+        env = environment(self.box, SHIM_GPU_IDS[self.gpu], self.scratch, validation=True)
         self._stderr: IO[str] = open(self.scratch / "worker.stderr", "a")  # noqa: SIM115 - lives with the worker
         self.proc = subprocess.Popen(launch(self.box, "vk_tests.box.device", ["--worker", str(self.scratch)], env),
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
@@ -146,7 +146,7 @@ class BoxDevice:
         if hello is None or "name" not in hello:
             why = (hello or {}).get("error") or self._tail()
             self._stop()
-            raise NotSupported(f"turnip did not open {self.gpu} in the box: {why}")
+            raise NotSupported(f"the box did not open {self.gpu}: {why}")
         return hello
 
     def _tail(self) -> str:
@@ -350,14 +350,12 @@ DEVICE_JUDGES["stream"] = judge_stream
 
 
 # ---- the worker (inside the box) ---------------------------------------------------------------
-def _rd_files(folder: Path) -> set[Path]:
-    return set(folder.glob("*.rd*"))
-
-
 def worker(scratch: Path) -> int:
-    """Serve cases from stdin (``{"case", "out"}`` per line), one JSON line each on stdout."""
+    """Serve cases from stdin (``{"case", "out"}`` per line), one JSON line each on stdout.  The
+    device and the captures are the box's own (:mod:`turnip_box.inside`, as the scenario
+    recorder's): the validation layer is required, and a box without it refuses with its name."""
     from turnip_base.errors import NotSupported as NS
-    from turnip_base.harness import open_device
+    from turnip_box.inside import RdCapture, open_box_device
 
     from ..fdm import cases as fdm_cases
     from ..graphics import fdm_pass
@@ -372,9 +370,9 @@ def worker(scratch: Path) -> int:
         proto.write(json.dumps(doc) + "\n")
         proto.flush()
 
-    dump = Path(os.environ["FD_RD_DUMP_PATH"])
+    capture = RdCapture()
     try:
-        ctx = open_device(None, validation=True)
+        ctx = open_box_device()
     except NS as e:
         say({"error": str(e)})
         return 0
@@ -384,16 +382,9 @@ def worker(scratch: Path) -> int:
 
     def listen(event: str, p: fdm_pass.FdmPass) -> None:
         if event == "begin":
-            current["before"] = _rd_files(dump)
+            capture.mark()
             return
-        new = sorted(_rd_files(dump) - current.pop("before", set()))
-        folder = Path(current["out"]) / f"pass{len(current['passes'])}"
-        folder.mkdir(parents=True, exist_ok=True)
-        moved = []
-        for f in new:
-            dst = folder / f.name
-            shutil.move(str(f), dst)
-            moved.append(str(dst))
+        moved = capture.take(Path(current["out"]) / f"pass{len(current['passes'])}")
         current["passes"].append({"rd": moved, "rendered": p.as_rendered(), "fs_constants": p.fs_fdm_constants,
                                    "subsampled": p.subsampled})
 
@@ -413,8 +404,7 @@ def worker(scratch: Path) -> int:
         except Exception as e:  # noqa: BLE001 - the host records it as the case's failure
             traceback.print_exc()  # to the worker's stderr (kept in its scratch folder while it runs)
             rep = {"status": "error", "why": one_line(e)}
-        for f in _rd_files(dump):  # the dumps of the other submits (uploads, read-backs)
-            f.unlink(missing_ok=True)
+        capture.drop()  # the dumps of the other submits (uploads, read-backs)
         rep["passes"] = current["passes"]
         rep["validation"] = ctx.messages[mark:]
         say(rep)
