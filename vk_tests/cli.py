@@ -11,6 +11,11 @@ out/vk) and ends with the line `N passed, N failed, N not supported`.  `check` j
 case of a bundle again with this version's judges, on the stored scenes and images, and prints
 `same` or `DIFFERS` per case.
 
+The device selector is checked before any case runs: an index or name substring that names no
+device of this machine is refused (status 2, the line lists the devices), even when only host
+cases are selected.  A machine without Vulkan cannot check it: the device cases are then
+NotSupported with the reason and the host cases still run.
+
 `--device box:GPU` (a618, a630, a660, a730, a740, a750; `--mesa V` picks the box's Mesa, default
 26.2) runs the `fdm` cases on Mesa's turnip in the box (`turnip-fdm box setup`) and judges their
 command streams against the model: StreamAgree / StreamDiffer, never a pixel pass (the closing
@@ -19,9 +24,17 @@ line adds `N stream agree, N stream differ`); other device cases are NotSupporte
 --backend (repeatable) is one of host, replay, fdm, fsr (default: all); --filter is a shell
 pattern on the case name (`replay.offset.*`).  A selection that matches no case is refused.
 
-Exit status: 0 nothing failed (`run`; NotSupported is not a failure, StreamDiffer is) or every verdict the same
-(`check`); 1 a case failed (`run`) or a verdict differs (`check`); 2 bad input (one line
-`turnip-fdm: error: FIELD: RULE`); 130 Ctrl-C (`run` still writes the results so far).
+Exit status (`run` and `check`):
+  0    something was compared and nothing failed: `run` at least one Pass, QualityWarning or
+       StreamAgree and no Fail or StreamDiffer; `check` at least one case judged again and no
+       verdict DIFFERS
+  1    `run` a case failed (Fail or StreamDiffer); `check` a verdict DIFFERS
+  2    bad input, one line `turnip-fdm: error: FIELD: RULE` (a flag, a selection that matches no
+       case, --out, a --device that names no device, not a bundle)
+  3    nothing compared: `run` every selected case NotSupported (or not run), `check` no case
+       could be judged again; a line `nothing compared: ...` / `nothing re-judged: ...` follows
+       the closing line
+  130  Ctrl-C (`run` still writes the results so far)
 The cases, statuses and the bundle's files: docs/device-suite.md.
 """
 
@@ -32,12 +45,12 @@ import sys
 from typing import Any
 
 from fdm.outputs import check_output_dir
-from turnip_base.errors import ScenarioError
+from turnip_base.errors import EXIT_FAILURE, EXIT_NOTHING_COMPARED, ScenarioError
 from turnip_base.options import choice
 
 from .suite.bundle import load_bundle
 from .suite.cases import BACKENDS, Case
-from .suite.runner import OUT_FIELD, recheck, run_suite
+from .suite.runner import OUT_FIELD, check_selector, nothing_rejudged, recheck, run_suite
 from .suite.selection import by_name, select
 
 DEFAULT_OUT = "out/vk"
@@ -114,6 +127,8 @@ def handle_run(args: argparse.Namespace) -> int:
     if args.mesa is not None and opener is None:
         raise ScenarioError("--mesa", "picks the box's Mesa: only with --device box:GPU")
     cases = _selected(args)
+    if opener is None:  # a box device was checked by device_opener
+        check_selector(args.device)
     progress = sys.stderr if sys.stderr.isatty() else None
     selection = {"backends": args.backend, "filter": args.filter, "device": args.device}
     if args.mesa is not None:
@@ -130,7 +145,12 @@ def handle_run(args: argparse.Namespace) -> int:
     print(result.closing_line)
     if result.interrupted:
         raise KeyboardInterrupt
-    return 1 if result.failed else 0
+    if result.failed:
+        return EXIT_FAILURE
+    if result.nothing_compared is not None:
+        print(result.nothing_compared)
+        return EXIT_NOTHING_COMPARED
+    return 0
 
 
 def handle_check(args: argparse.Namespace) -> int:
@@ -148,4 +168,10 @@ def handle_check(args: argparse.Namespace) -> int:
             print(f"{r.outcome:<10} {r.name}: {status}{f' ({r.note})' if r.note else ''}")
     n = {k: sum(r.outcome == k for r in results) for k in ("same", "DIFFERS", "unknown", "unchecked")}
     print(f"{n['same']} same, {n['DIFFERS']} differ, {n['unknown']} unknown, {n['unchecked']} unchecked")
-    return 1 if n["DIFFERS"] else 0
+    if n["DIFFERS"]:
+        return EXIT_FAILURE
+    nothing = nothing_rejudged(results)
+    if nothing is not None:
+        print(nothing)
+        return EXIT_NOTHING_COMPARED
+    return 0

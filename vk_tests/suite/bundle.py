@@ -60,6 +60,9 @@ NOT_RUN: Final = "NotRun"
 RecordStatus = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer", "NotRun"]
 COUNT_ORDER: tuple[RecordStatus, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree",
                                          "StreamDiffer", "NotRun")
+#: the statuses of a case whose output was compared with its oracle (a run that has none of them
+#: compared nothing: ``vk run`` exits :data:`turnip_base.errors.EXIT_NOTHING_COMPARED`, never 0)
+COMPARED: tuple[RecordStatus, ...] = ("Pass", "QualityWarning", "StreamAgree")
 #: what a bundle may contain; an --out directory holding anything else is refused
 BUNDLE_ENTRIES = ("summary.json", "junit.xml", "cases")
 
@@ -138,6 +141,25 @@ def closing_line(c: Mapping[str, int]) -> str:
     if c.get(NOT_RUN):
         line += f", {c[NOT_RUN]} not run"
     return line
+
+
+def compared(c: Mapping[str, int]) -> int:
+    """How many cases were compared (:data:`COMPARED`)."""
+    return sum(c.get(s, 0) for s in COMPARED)
+
+
+def nothing_compared_line(c: Mapping[str, int], where: str) -> str:
+    """The line after the closing line of a run that compared nothing: ``nothing compared: 0 of N
+    case(s) compared WHERE (every one not supported)`` (or the count of each status); ``where``
+    is ``on DEVICE``, ``with no device (REASON)`` or ``on the host``."""
+    total = sum(c.values())
+    if total == 0:
+        return "nothing compared: no case was selected"
+    present = [s for s in COUNT_ORDER if c.get(s)]
+    words = {"NotSupported": "not supported", "NotRun": "not run", "Fail": "failed", "StreamDiffer": "stream differ"}
+    why = (f"every one {words.get(present[0], present[0])}" if len(present) == 1
+           else ", ".join(f"{c[s]} {words.get(s, s)}" for s in present))
+    return f"nothing compared: 0 of {total} case(s) compared {where} ({why})"
 
 
 # ---- writing ----------------------------------------------------------------------------------

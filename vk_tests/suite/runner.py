@@ -20,20 +20,29 @@ Rules (``docs/device-suite.md``):
   on turnip in a process of its own and judges the recorded command stream.  Such an output says
   how it was judged in ``info["judged_on"]`` (``"stream"``), and :func:`recheck` judges it again
   with the judge given for that kind.
+* The device selector is checked before anything runs (:func:`check_selector`, called by
+  ``vk run``): one that names no device of this machine is refused (ScenarioError); a machine
+  without Vulkan cannot check it, and the run goes on to NotSupported device cases.
+* A run that compared nothing (no Pass, QualityWarning or StreamAgree: every case NotSupported or
+  not run) says so (:attr:`SuiteResult.nothing_compared`); ``vk run`` then exits
+  :data:`turnip_base.errors.EXIT_NOTHING_COMPARED`, never 0.  Likewise :func:`recheck`: a check
+  that judged nothing again (:func:`nothing_rejudged`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, TextIO
 
 import attrs
 
-from turnip_base.errors import NotSupported
-from turnip_base.harness import open_device
+from turnip_base.errors import NotSupported, ScenarioError
+from turnip_base.harness import DEVICE_ENV, list_devices, open_device, parse_selector, select_device
 
 from . import bundle
 from .bundle import CaseRecord
@@ -45,11 +54,51 @@ from .junit import junit_xml
 Opener = Callable[[Any], Any]
 #: the field named by refusals about the output directory
 OUT_FIELD = "--out"
+#: the field named by refusals about the device selector
+DEVICE_FIELD = "--device"
 
 
 def open_validated(selector: Any) -> Any:
     """:func:`turnip_base.harness.open_device` with the validation layer on."""
     return open_device(selector, validation=True)
+
+
+def device_names() -> list[str] | None:
+    """The names of this machine's Vulkan devices (:func:`turnip_base.harness.list_devices`);
+    None when it has no Vulkan (no binding, loader or driver: nothing to check a selector against)."""
+    try:
+        return list_devices()
+    except NotSupported:
+        return None
+    except Exception as e:
+        vk = sys.modules.get("vulkan")
+        if vk is not None and isinstance(e, getattr(vk, "VkError", ())):  # the instance could not be created
+            return None
+        raise
+
+
+def check_selector(selector: Any, field: str = DEVICE_FIELD) -> None:
+    """Refuse (:class:`ScenarioError` on ``field``) a device selector that names no device of this
+    machine: ``selector``, else ``$TURNIP_FDM_DEVICE``; an index or a name substring, as
+    :func:`turnip_base.harness.select_device` reads it.  No selector (the first device) and a
+    machine without Vulkan or without a device pass: the run's device cases are NotSupported then,
+    with the reason.  The check does not depend on the selection: a selector is refused even when
+    no selected case needs a device."""
+    from_env = selector is None
+    sel = parse_selector(os.environ.get(DEVICE_ENV) if from_env else selector)
+    if sel is None:
+        return
+    names = device_names()
+    if not names:
+        return
+    try:
+        select_device(names, sel)
+    except NotSupported:
+        what = f"device index {sel} is out of range" if isinstance(sel, int) else f"no device name contains {sel!r}"
+        source = f" (${DEVICE_ENV}, the default of {field})" if from_env else ""
+        listed = ", ".join(f"{i} {n!r}" for i, n in enumerate(names))
+        raise ScenarioError(field, f"{what}{source}; the devices (an index or a name substring): {listed}; "
+                                   f"or box:GPU") from None
 
 
 def one_line(e: BaseException) -> str:
@@ -147,6 +196,30 @@ class SuiteResult:
     @property
     def failed(self) -> bool:
         return any(self.counts[s] > 0 for s in FAILING)
+
+    @property
+    def compared(self) -> int:
+        """How many cases were compared (Pass, QualityWarning, StreamAgree)."""
+        return bundle.compared(self.counts)
+
+    @property
+    def where(self) -> str:
+        """``on NAME`` (the device opened), ``with no device (REASON)``, or ``on the host`` (no
+        selected case needed a device)."""
+        d = self.device
+        if d is None:
+            return "on the host (no selected case needs a device)"
+        if not d.get("opened"):
+            return f"with no device ({d.get('reason', '')})"
+        info = d.get("info")
+        name = info.get("name") if isinstance(info, Mapping) else None
+        return f"on {name or d.get('description', '')}"
+
+    @property
+    def nothing_compared(self) -> str | None:
+        """The line saying that nothing was compared (:func:`bundle.nothing_compared_line`); None
+        when some case was."""
+        return None if self.compared else bundle.nothing_compared_line(self.counts, self.where)
 
 
 def _record(case: Case, device: Mapping[str, Any] | None, verdict: Verdict | None) -> CaseRecord:
@@ -258,6 +331,13 @@ class Recheck:
     stored: Verdict | None
     now: Verdict | None
     note: str = ""
+    #: a judge of this version ran on the stored output (``now`` is its verdict)
+    judged: bool = False
+
+    @property
+    def compared(self) -> bool:
+        """Judged again, and the judge compared something (its verdict is not NotSupported)."""
+        return self.judged and self.now is not None and self.now.status != "NotSupported"
 
 
 def _same(a: Verdict | None, b: Verdict | None) -> bool:
@@ -295,5 +375,20 @@ def recheck(stored: bundle.Bundle, cases: Mapping[str, Case],
         else:
             now = conclude(judge_safely(case, rec.scene, bundle.load_output(stored, rec), judge), rec.validation)
             out.append(Recheck(name=rec.name, outcome="same" if _same(now, rec.verdict) else "DIFFERS",
-                               stored=rec.verdict, now=now))
+                               stored=rec.verdict, now=now, judged=True))
     return out
+
+
+def nothing_rejudged(results: Sequence[Recheck]) -> str | None:
+    """The line saying that :func:`recheck` compared nothing again (``nothing re-judged: 0 of N
+    stored case(s) judged again (...)``, why for each); None when some case was."""
+    if any(r.compared for r in results):
+        return None
+    if not results:
+        return "nothing re-judged: the bundle holds no case"
+    why = {"with nothing to judge (the run ended the case)": sum(r.outcome == "same" and not r.judged for r in results),
+           "not supported": sum(r.judged for r in results),
+           "unknown": sum(r.outcome == "unknown" for r in results),
+           "unchecked": sum(r.outcome == "unchecked" for r in results)}
+    return (f"nothing re-judged: 0 of {len(results)} stored case(s) judged again ("
+            + ", ".join(f"{n} {k}" for k, n in why.items() if n) + ")")
