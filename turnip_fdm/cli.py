@@ -238,9 +238,10 @@ def _final_flush(status: int) -> int:
     return status
 
 
-def _run_main() -> int:
+def _run_main(handle_sigint: bool) -> int:
     try:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if handle_sigint:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         return main()
     except KeyboardInterrupt:  # one that arrived inside main's own handlers
         signal.signal(signal.SIGINT, _exit_interrupted)
@@ -257,13 +258,16 @@ def run() -> NoReturn:
     ``KeyboardInterrupt`` as usual (``vk run`` writes the results so far) and :func:`main` turns
     it into the line; once the command has ended (its status known, its files written, standard
     output flushed) Ctrl-C is ignored, so the interpreter's shutdown cannot print a traceback or
-    die by the signal.
+    die by the signal.  A process started with SIGINT ignored (``cmd &`` in a script) keeps
+    ignoring it.
     """
-    signal.signal(signal.SIGINT, _exit_interrupted)
+    handle_sigint = signal.getsignal(signal.SIGINT) is not signal.SIG_IGN
+    if handle_sigint:
+        signal.signal(signal.SIGINT, _exit_interrupted)
     try:
         registrars()  # the heavy imports, under the exiting handler
     except Exception:  # noqa: BLE001 - main() imports them again and says what failed, in one line
         pass
-    status = _run_main()
+    status = _run_main(handle_sigint)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(_final_flush(status))

@@ -4,7 +4,8 @@
 interpreter's start-up, and :mod:`signal`, a thin layer over the built-in ``_signal``).  Then
 it imports the command line (:mod:`turnip_fdm.cli`: argparse, the packages, numpy), whose
 :func:`~turnip_fdm.cli.run` keeps Ctrl-C on the same terms while a command runs and ignores it
-once the command has ended.
+once the command has ended.  A process started with SIGINT ignored (a background job of a
+script, ``cmd &``) keeps ignoring it, as Python itself does.
 
 What is left to Python's own default is the interpreter's start-up before this module (about
 20 ms unloaded: ``site`` and the console script's ``import sys``)."""
@@ -20,7 +21,8 @@ def _exit_interrupted(signum: int, frame: object) -> None:
         os._exit(130)
 
 
-signal.signal(signal.SIGINT, _exit_interrupted)
+if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:  # started ignoring it (`cmd &` in a script): stays so
+    signal.signal(signal.SIGINT, _exit_interrupted)
 
 from turnip_fdm.cli import run  # noqa: E402 - after the handler, on purpose
 

@@ -2,14 +2,19 @@
 
 The command is a real process (``python -m turnip_fdm``, what the console script runs) sent
 SIGINT at three moments: while it imports numpy and the models (the handler that
-``turnip_fdm.cli.run`` installs before any heavy import), at a fixed 0.2 s after the start
+``turnip_fdm.entry`` installs before any other import), at a fixed 0.2 s after the start
 (whatever it is doing then), and while a command runs (``demo`` once its worker threads exist:
 KeyboardInterrupt reaches ``main``, the queued work is dropped).  The checker is shown to fail
 on a process that does print a traceback.
+
+Every child starts with SIGINT at its default (:func:`default_sigint`), whatever this test
+process inherited: under ``nohup … &`` or ``setsid`` with SIGINT ignored a child would inherit
+SIG_IGN and never see the signal.
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import signal
 import subprocess
@@ -20,6 +25,11 @@ from pathlib import Path
 
 import pytest
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 REPO = Path(__file__).resolve().parents[2]
 LINE = "turnip-fdm: interrupted\n"
 DEADLINE = 60.0
@@ -27,10 +37,19 @@ DEADLINE = 60.0
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="reads /proc and makes a FIFO")
 
 
-def start(*argv: str) -> subprocess.Popen[str]:
+def default_sigint() -> None:
+    """In the child before exec: SIGINT at its default, not an ignored one inherited from us."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def start(*argv: str, preexec: Callable[[], None] = default_sigint) -> subprocess.Popen[str]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.Popen([sys.executable, "-m", "turnip_fdm", *argv], cwd=REPO, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec)
 
 
 def wait_until(proc: subprocess.Popen[str], ready: Callable[[], bool]) -> None:
@@ -76,7 +95,7 @@ def test_in_the_first_fifth_of_a_second(tmp_path: Path) -> None:
 def test_the_checker_sees_a_traceback() -> None:
     """The same moment for a process without the handler: Python's traceback, not the line."""
     proc = subprocess.Popen([sys.executable, "-c", "import time, numpy; time.sleep(60)"], text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=default_sigint)
     wait_until(proc, lambda: "_multiarray_umath" in maps(proc))
     time.sleep(0.2)
     status, out, err = interrupt(proc)
@@ -98,7 +117,7 @@ def test_while_the_layout_threads_run(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     imported = subprocess.run([sys.executable, "-c", "import os; from turnip_fdm import cli; cli.registrars(); "
                                "print(len(os.listdir('/proc/self/task')))"], cwd=REPO, env=env, text=True,
-                              capture_output=True, timeout=DEADLINE, check=True)
+                              capture_output=True, timeout=DEADLINE, check=True, preexec_fn=default_sigint)
     baseline = int(imported.stdout)
     proc = start("demo", "--out", str(tmp_path / "demo"))
     wait_until(proc, lambda: threads(proc.pid) > baseline)
@@ -122,6 +141,64 @@ def test_a_module_that_raises_on_import_is_still_one_line() -> None:
             "sys.meta_path.insert(0, Boom())\n"
             "from turnip_fdm.cli import run; run()\n")
     r = subprocess.run([sys.executable, "-c", code, "--help"], cwd=REPO, env=env, text=True, capture_output=True,
-                       timeout=DEADLINE)
+                       timeout=DEADLINE, preexec_fn=default_sigint)
     assert r.returncode == 1 and r.stdout == "", (r.returncode, r.stdout, r.stderr)
     assert r.stderr.startswith("turnip-fdm: internal error: ZeroDivisionError: planted") and r.stderr.count("\n") == 1
+
+
+def test_the_handler_comes_before_every_import() -> None:
+    """The console script's module installs the exiting handler before it imports anything but
+    ``os`` and ``signal``: a finder on ``sys.meta_path`` records the SIGINT handler at the first
+    lookup of every module; from ``argparse`` and the command line on it is the exiting one (run()
+imports numpy and the models later, under the same handler)."""
+    code = ("import signal, sys\n"
+            "seen = []\n"
+            "class Spy:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        seen.append((name, getattr(signal.getsignal(signal.SIGINT), '__module__', None)))\n"
+            "sys.meta_path.insert(0, Spy())\n"
+            f"import {ENTRY_MODULE}\n"
+            "for name, handler in seen: print(name, handler)\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                       text=True, capture_output=True, timeout=DEADLINE, check=True, preexec_fn=default_sigint)
+    seen = [line.split() for line in r.stdout.splitlines()]
+    before = [name for name, handler in seen if handler != ENTRY_MODULE]
+    assert set(before) <= {"turnip_fdm", ENTRY_MODULE}, before
+    assert {"argparse", "turnip_fdm.cli", "turnip_base.errors"} <= {name for name, _ in seen}
+
+
+def test_the_old_entry_point_fails_that_check() -> None:
+    """``turnip_fdm.cli`` alone (the entry point before) imports argparse before any handler."""
+    code = ("import signal, sys\n"
+            "class Spy:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'argparse': print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)\n"
+            "sys.meta_path.insert(0, Spy())\n"
+            "import turnip_fdm.cli\n")
+    r = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                       text=True, capture_output=True, timeout=DEADLINE, check=True, preexec_fn=default_sigint)
+    assert r.stdout == "True\n"
+
+
+ENTRY_MODULE = "turnip_fdm.entry"
+
+
+def test_every_way_in_goes_through_the_entry_module() -> None:
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"turnip-fdm": f"{ENTRY_MODULE}:run"}
+    main_module = ast.parse((REPO / "turnip_fdm" / "__main__.py").read_text())
+    first = next(n for n in main_module.body if isinstance(n, ast.ImportFrom))
+    assert first.module == ENTRY_MODULE
+    entry = ast.parse((REPO / "turnip_fdm" / "entry.py").read_text())
+    imports = [n for n in entry.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+    early = [a.name for n in imports[:2] if isinstance(n, ast.Import) for a in n.names]
+    assert early == ["os", "signal"]
+
+
+def test_a_process_started_with_sigint_ignored_keeps_ignoring_it() -> None:
+    """``cmd &`` in a script starts it with SIGINT ignored: it stays ignored, the command ends
+    normally (as Python itself does with an ignored SIGINT)."""
+    proc = start("plan", str(REPO / "fdm" / "data" / "demo.toml"), preexec=ignore_sigint)
+    wait_until(proc, lambda: "_multiarray_umath" in maps(proc))
+    status, out, err = interrupt(proc)
+    assert (status, err) == (0, "") and out
