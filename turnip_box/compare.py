@@ -16,14 +16,41 @@ offset/scale, ``GRAS_SC_VIEWPORT_SCISSOR`` and ``GRAS_SC_SCREEN_SCISSOR``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import attrs
 import numpy as np
 
+from fdm.patch import ViewportPatch
+from fdm.plan import RenderPassPlan, SysmemPlan, TilePlan
+
 from . import registers as R
 from .decode import DriverPass, Phase, Slot
+
+#: the fields in cause-before-effect order: the pass's configuration, then per bin where the bin
+#: is and how big, then what the driver computes from the density map (fragment area and offsets
+#: of the FS constants, the FOVEAT scales and o'), then what it derives from those (LRZ, the
+#: viewports and scissors patched with them), then the stores
+CAUSE_ORDER = (
+    "render_mode", "tile_size", "tile_count", "binning_pass", "binning.window_scissor", "binning.slot_count",
+    "binning.slot", "binning.viewport", "binning.viewport_scissor", "binning.scissor", "bins",
+    "window_scissor", "common_bin_start", "bin_size",
+    "fs_params.patched", "fs_params", "fs_params.frag_area", "fs_params.offset",
+    "foveat.binscaleen", "foveat.xscale", "foveat.yscale", "foveat.hw_offset",
+    "force_lrz_dis", "lrz",
+    "slot_count", "slot", "viewport", "viewport_scissor", "scissor",
+    "sysmem.slot_count", "sysmem.slot", "sysmem.viewport", "sysmem.viewport_scissor", "sysmem.scissor",
+    "fast_store", "store_rects",
+)
+
+
+def cause_rank(field: str) -> int:
+    """The place of ``field`` in :data:`CAUSE_ORDER` (an unknown field comes last)."""
+    try:
+        return CAUSE_ORDER.index(field)
+    except ValueError:
+        return len(CAUSE_ORDER)
 
 
 @attrs.frozen
@@ -38,10 +65,23 @@ class Difference:
     driver: Any
     model: Any
 
-    def line(self) -> str:
-        where = "" if self.bin is None else f" bin {self.bin}"
-        where += "" if self.view is None else f" slot {self.view}"
-        return f"{self.scenario} [{self.gpu}]{where}: {self.field}: driver {self.driver}, model {self.model}"
+    def line(self, scenario: bool = True) -> str:
+        where = "" if self.bin is None else f"bin {self.bin}"
+        where += "" if self.view is None else f"{' ' if where else ''}slot {self.view}"
+        head = f"{self.scenario} [{self.gpu}]" + (f" {where}" if where else "") if scenario else where
+        return f"{head}{': ' if head else ''}{self.field}: driver {self.driver}, model {self.model}"
+
+    def order(self) -> tuple[int, int, int]:
+        """Sort key: the pass-wide values first, then by bin, cause before effect within a bin."""
+        return (-1 if self.bin is None else self.bin, cause_rank(self.field),
+                -1 if self.view is None else self.view)
+
+
+def first_cause(diffs: Iterable[Difference]) -> Difference:
+    """The difference to read first: the earliest cause (:data:`CAUSE_ORDER`), in the first bin
+    where it occurs."""
+    return min(diffs, key=lambda d: (cause_rank(d.field), -1 if d.bin is None else d.bin,
+                                     -1 if d.view is None else d.view))
 
 
 def viewport_regs(x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
@@ -73,7 +113,8 @@ class _Diff:
         return True
 
 
-def _slots(d: _Diff, driver: Phase, model_slots: Sequence[Any], where: int | None, prefix: str) -> None:
+def _slots(d: _Diff, driver: Phase, model_slots: Sequence[ViewportPatch], where: int | None,
+           prefix: str) -> None:
     if driver.drawn:
         d.eq(f"{prefix}slot_count", driver.slot_count, len(model_slots), where)
     by_slot: dict[int, Slot] = {s.slot: s for s in driver.slots}
@@ -88,7 +129,7 @@ def _slots(d: _Diff, driver: Phase, model_slots: Sequence[Any], where: int | Non
         d.eq(f"{prefix}scissor", ds.scissor, _rect(ms.scissor), where, ms.slot)
 
 
-def _stores(d: _Diff, i: int, b: Phase, t: Any, chip: int) -> None:
+def _stores(d: _Diff, i: int, b: Phase, t: TilePlan, chip: int) -> None:
     """The fast-store predicate of tile select (a7xx) and, for the
     scaled A2D stores, their rectangles: every stored attachment of every view blits the view's
     ``[b_cs, b_cs + B/fa)`` of GMEM onto ``B`` (``fdm_apply_store_coords``)."""
@@ -106,7 +147,7 @@ def _stores(d: _Diff, i: int, b: Phase, t: Any, chip: int) -> None:
         d.eq("store_rects", sorted(got), sorted(want), i)
 
 
-def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
+def _bin(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: int) -> None:
     d.eq("window_scissor", b.window_scissor, _rect(t.window_scissor), i)
     d.eq("common_bin_start", b.window_offset, _pair(t.common_bin_start), i)
     ts = plan.tiling.tile_size
@@ -128,7 +169,7 @@ def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
                  [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.hw_offsets][:n], i)
     _slots(d, b, t.slots, i, "")
     _stores(d, i, b, t, chip)
-    if not getattr(plan, "fdm_enabled", True):
+    if not plan.fdm_enabled:
         # no FDM, no patchpoint: the constants keep their record-time identity values
         d.eq("fs_params.patched", b.fs_params is not None, False, i)
     elif t.fs_params:
@@ -143,19 +184,20 @@ def _bin(d: _Diff, i: int, b: Phase, t: Any, plan: Any, chip: int) -> None:
                 d.eq("fs_params.offset", g[1], m[1], i, v)
 
 
-def differences(name: str, gpu: str, driver: DriverPass, plan: Any) -> tuple[list[Difference], int]:
+def differences(name: str, gpu: str, driver: DriverPass,
+                plan: RenderPassPlan | SysmemPlan) -> tuple[list[Difference], int]:
     """Every difference between the decoded pass and the model's plan, and how many values were
     compared."""
     d = _Diff(name, gpu)
     d.eq("render_mode", driver.render_mode, plan.render_mode)
-    if plan.render_mode == "sysmem" or driver.render_mode != "gmem":
-        if driver.sysmem is not None and plan.render_mode == "sysmem":
+    if isinstance(plan, SysmemPlan) or driver.render_mode != "gmem":
+        if driver.sysmem is not None and isinstance(plan, SysmemPlan):
             _slots(d, driver.sysmem, plan.slots, None, "sysmem.")
         return d.out, d.compared
     if driver.tile_size is not None:  # without a binning pass the VSC registers are not written
         d.eq("tile_size", driver.tile_size, _pair(plan.tiling.tile_size))
         d.eq("tile_count", driver.tile_count, _pair(plan.tiling.vsc.tile_count))
-    model_binning = bool(getattr(plan, "binning_pass", True))
+    model_binning = plan.binning_pass
     d.eq("binning_pass", driver.binning is not None, model_binning)
     if driver.binning is not None and model_binning:
         d.eq("binning.window_scissor", driver.binning.window_scissor, _rect(plan.binning.window_scissor))

@@ -96,9 +96,19 @@ class _Phases(Listener):
     current: dict[str, Any] | None = None
 
     def reg(self, reg: int, value: int) -> None:
-        self.regs[reg] = value
-        if self.current is not None and self.current["at_draw"] is None:
-            self.current["written"].add(reg)
+        self.reg_block(reg, (value,))
+
+    def reg_block(self, reg: int, values: tuple[int, ...]) -> None:
+        regs = self.regs
+        if len(values) == 1:
+            regs[reg] = values[0]
+            written: Any = (reg,)
+        else:
+            written = range(reg, reg + len(values))
+            regs.update(zip(written, values, strict=True))
+        cur = self.current
+        if cur is not None and cur["at_draw"] is None:
+            cur["written"].update(written)
 
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)

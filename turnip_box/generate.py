@@ -115,10 +115,11 @@ def scenario_dict(rng: np.random.Generator, index: int) -> dict[str, Any]:
     return d
 
 
-def generated_scenarios(n: int, seed: int) -> list[tuple[str, Scenario]]:
-    """``n`` valid scenarios drawn with ``seed`` (named ``gen<seed>-<index>``)."""
+def generated(n: int, seed: int) -> list[tuple[str, Scenario, dict[str, Any]]]:
+    """``n`` valid scenarios drawn with ``seed`` (named ``gen<seed>-<index>``), each with the
+    mapping it was parsed from (``box check --keep`` writes it as TOML)."""
     rng = np.random.default_rng(seed)
-    out: list[tuple[str, Scenario]] = []
+    out: list[tuple[str, Scenario, dict[str, Any]]] = []
     tries = 0
     while len(out) < n:
         tries += 1
@@ -129,5 +130,11 @@ def generated_scenarios(n: int, seed: int) -> list[tuple[str, Scenario]]:
             sc = parse_scenario(d)
         except TurnipFdmError:
             continue
-        out.append((f"gen{seed}-{len(out):05d}", sc))
+        name = f"gen{seed}-{len(out):05d}"
+        out.append((name, sc, {**d, "name": name}))
     return out
+
+
+def generated_scenarios(n: int, seed: int) -> list[tuple[str, Scenario]]:
+    """``n`` valid scenarios drawn with ``seed`` (:func:`generated` without the mappings)."""
+    return [(name, sc) for name, sc, _ in generated(n, seed)]

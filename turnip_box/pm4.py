@@ -116,6 +116,12 @@ class Listener:
     def reg(self, reg: int, value: int) -> None:  # noqa: B027 - hooks default to nothing
         pass
 
+    def reg_block(self, reg: int, values: tuple[int, ...]) -> None:
+        """``values`` written to consecutive registers from ``reg`` (one type-4 packet); by
+        default one :meth:`reg` each (a listener may take the block at once: the walk's hot path)."""
+        for i, v in enumerate(values):
+            self.reg(reg + i, v)
+
     def marker(self, mode: int) -> None:  # noqa: B027
         pass
 
@@ -166,6 +172,10 @@ class Walk:
     def words(self, words: tuple[int, ...], depth: int) -> None:
         pos = 0
         n = len(words)
+        listener = self.listener
+        # the per-packet hook only when a listener has one (the tracer): the walk's hot path
+        packet = listener.packet if type(listener).packet is not Listener.packet else None
+        reg_block = listener.reg_block
         while pos < n:
             self.packets += 1
             if self.packets > MAX_PACKETS:
@@ -176,18 +186,18 @@ class Walk:
                 count = hdr & 0x7F
                 reg = (hdr >> 8) & 0x7FFFF
                 vals = words[pos + 1:pos + 1 + count]
-                self.listener.packet(depth, None, reg, vals)
-                for i, v in enumerate(vals):
-                    self.listener.reg(reg + i, v)
+                if packet is not None:
+                    packet(depth, None, reg, vals)
+                reg_block(reg, vals)
                 pos += 1 + count
             elif typ == 7:
                 count = hdr & 0x7FFF
                 op = (hdr >> 16) & 0x7F
                 payload = words[pos + 1:pos + 1 + count]
                 pos += 1 + count
-                self.listener.packet(depth, op, None, payload)
-                skip = self.type7(op, payload, depth)
-                pos += skip
+                if packet is not None:
+                    packet(depth, op, None, payload)
+                pos += self.type7(op, payload, depth)
             elif hdr == 0 or typ == 2:  # type-2 NOP / padding
                 pos += 1
             else:
@@ -223,7 +233,7 @@ class Walk:
                 pass
         elif op == CP_CONTEXT_REG_BUNCH:
             for k in range(0, len(p) - 1, 2):
-                self.listener.reg(p[k], p[k + 1])
+                self.listener.reg_block(p[k], (p[k + 1],))
         elif op == CP_REG_TEST and len(p) >= 3 and p[0] & REG_TEST_PRED_UPDATE:
             self.predicate = (self.predicate & ~p[1]) | (p[2] & p[1])
             self.listener.predicate(self.predicate, p[1])

@@ -181,13 +181,41 @@ def _icd(box: Box, scratch: Path) -> Path:
     return manifest
 
 
+#: the variables the box sets itself for every recording process, and what to use instead
+OWN_VARIABLES = {
+    "TU_DEBUG": "the scenario's tu_debug = [...] key (bin merging off: bin_merging = \"off\")",
+    "FD_GPU_ID": "--gpu", "FD_RD_DUMP": "--keep DIR", "FD_RD_DUMP_PATH": "--keep DIR",
+    "VK_ICD_FILENAMES": "--driver PATH", "VK_DRIVER_FILES": "--driver PATH", "VK_ADD_DRIVER_FILES": "--driver PATH",
+    "VK_LAYER_PATH": "the box's own validation layer", "VK_INSTANCE_LAYERS": "the box's own validation layer",
+    "VK_LOADER_LAYERS_ENABLE": "the box's own validation layer", "LD_PRELOAD": "the box's noop DRM shim",
+    "LD_LIBRARY_PATH": "--driver PATH",
+}
+#: the prefixes of the variables that steer turnip, Mesa or the Vulkan loader
+STEERING = ("TU_", "FD_", "MESA_", "VK_", "LD_")
+
+
+def steering_variables(environ: Mapping[str, str]) -> dict[str, str]:
+    """The variables of ``environ`` that steer turnip, Mesa or the loader (:data:`STEERING`) and
+    that the box passes on to turnip (named with every verdict).  One the box sets itself
+    (:data:`OWN_VARIABLES`) is refused, naming what to use instead: it would silently change
+    the pass turnip records, or be overridden."""
+    own = sorted(k for k in environ if k in OWN_VARIABLES)
+    if own:
+        k = own[0]
+        raise ScenarioError(k, f"is set in the environment; the box sets it for turnip itself: use "
+                               f"{OWN_VARIABLES[k]} and unset {k}")
+    return {k: v for k, v in sorted(environ.items()) if k.startswith(STEERING)}
+
+
 def environment(box: Box, gpu_id: int, scratch: Path, tu_debug: tuple[str, ...] = (),
-                validation: bool = True) -> dict[str, str]:
+                validation: bool = True, passed: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a recording process (see the module docstring).  ``validation`` is the
     host's choice, always said (``TURNIP_FDM_BOX_VALIDATION`` ``1``: the layer is required; ``0``:
     explicitly off); the process refuses when the layer is required and missing
     (:mod:`turnip_box.inside`).  The layers are searched in the box's root only."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("VK_", "TU_", "FD_", "MESA_", "LD_"))}
+    # nothing that steers turnip reaches it unless passed (steering_variables): the verdicts name it
+    env = {k: v for k, v in os.environ.items() if not k.startswith(STEERING)}
+    env.update(passed or {})
     env.update({
         "LD_PRELOAD": str(box.root / SHIM),
         "FD_GPU_ID": str(gpu_id),

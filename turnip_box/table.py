@@ -42,7 +42,7 @@ def side_by_side(o: Outcome) -> str:
     lines.append(f"render mode   driver {d.render_mode:<8} model {p.render_mode}")
     if p.render_mode == "gmem" and d.render_mode == "gmem":
         lines.append(f"tile size     driver {d.tile_size}  model {tuple(p.tiling.tile_size)}")
-        lines.append(f"binning pass  driver {d.binning is not None}  model {bool(getattr(p, 'binning_pass', True))}")
+        lines.append(f"binning pass  driver {d.binning is not None}  model {p.binning_pass}")
         bad = {(x.bin, x.field) for x in o.differences}
         lines.append(f"{'bin':>4} {'side':<6} {'window_scissor':<20} {'common_bin_start':<16} {'bin_size':<10} "
                      f"{'lrz':<4} {'foveat':<12} {'view0 fa@o':<16} slot0 viewport (x,w,y,h)")

@@ -117,7 +117,7 @@ def test_cli_check_lines_and_status(box: Box, tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-m", "turnip_fdm", "box", "check", "fdm/data/demo.toml", "--gpu", "a750",
                         "--junit", str(junit)], cwd=ROOT, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.strip().splitlines()[-1] == "1 agree, 0 differ, 0 not supported"
+    assert r.stdout.strip().splitlines()[-1].startswith("1 agree, 0 differ, 0 not supported: 1 of 1 scenario runs")
     assert b'<testcase classname="box.a750" name="demo"' in junit.read_bytes()
 
 

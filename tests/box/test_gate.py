@@ -1,0 +1,139 @@
+"""The box as a gate: it fails when it should, says what it compared, and its verdicts do not
+depend on how many workers ran them (needs the box: ``turnip-fdm box setup``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import fdm
+from fdm.scenario import decode_scenario_text
+from turnip_base.errors import EXIT_FAILURE, EXIT_NOTHING_COMPARED, DriverAssertion, NotSupported
+from turnip_box.check import AGREE, MODEL_REFUSED, check, exit_status, items_of
+from turnip_box.generate import generated_scenarios
+from turnip_box.root import Box, find_box
+from turnip_fdm import cli
+
+
+def _toml(text: str) -> Any:
+    return decode_scenario_text(text, "toml")
+
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = str(ROOT / "fdm/data/demo.toml")
+pytestmark = pytest.mark.box
+
+
+@pytest.fixture(scope="module")
+def box() -> Iterator[Box]:
+    try:
+        yield find_box()
+    except NotSupported as e:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI builds the box before the tests: {e}")
+        pytest.skip(str(e))
+
+
+def _cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "turnip_fdm", *argv], cwd=ROOT, capture_output=True, text=True,
+                          env=env)
+
+
+def test_a_non_driver_is_an_error_before_any_scenario(box: Box) -> None:
+    r = _cli("box", "check", DEMO, "--driver", "/etc/passwd")
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert r.stdout == "" and r.stderr.strip().splitlines() == [r.stderr.strip()]
+    assert r.stderr.startswith("turnip-fdm: error: --driver: /etc/passwd did not open"), r.stderr
+
+
+def test_a_model_that_refuses_every_pass_fails(box: Box, monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    def refuse(sc: fdm.Scenario) -> None:
+        raise DriverAssertion("planted", "the model refuses every pass")
+
+    monkeypatch.setattr(fdm, "plan_render_pass", refuse)
+    # in this process, and in workers forked from it: the planted model is the one compared
+    for jobs in ("1", "2"):
+        status = cli.main(["box", "check", DEMO, "examples/vr_foveation.toml", "examples/msaa.toml", "--jobs", jobs])
+        out = capsys.readouterr().out
+        assert status == EXIT_FAILURE, out
+        assert "3 model refused" in out and "the model refused: planted" in out
+
+
+def test_nothing_compared_is_its_own_status(box: Box) -> None:
+    r = _cli("box", "check", "docs/findings/q_custom_resolve_viewport_early_out.toml")
+    assert r.returncode == EXIT_NOTHING_COMPARED, r.stdout + r.stderr
+    assert "nothing compared" in r.stdout.splitlines()[-1]
+    r = _cli("box", "check", DEMO, "--shard", "2/2")  # a shard with nothing in it
+    assert r.returncode == EXIT_NOTHING_COMPARED and "is empty" in r.stdout
+
+
+def test_tu_debug_is_refused_naming_the_scenario_key(box: Box) -> None:
+    r = _cli("box", "check", DEMO, env={**os.environ, "TU_DEBUG": "nobinmerging"})
+    assert r.returncode == 2 and "tu_debug" in r.stderr and r.stdout == ""
+
+
+def test_the_driver_and_what_was_compared_are_named(box: Box, tmp_path: Path) -> None:
+    junit = tmp_path / "j.xml"
+    r = _cli("box", "check", DEMO, "--gpu", "a750", "--junit", str(junit),
+             env={**os.environ, "MESA_NO_ERROR": "0"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("driver: the box's (") and "Mesa" in lines[0] and "MESA_NO_ERROR=0" in lines[0]
+    assert lines[-1].startswith("1 agree, 0 differ, 0 not supported: 1 of 1 scenario runs compared, ")
+    assert " bins, " in lines[-1] and " values, in " in lines[-1]
+    props = {p.get("name"): p.get("value") for p in ET.parse(junit).getroot().iter("property")}
+    assert props["env.MESA_NO_ERROR"] == "0" and props["mesa"] == box.mesa_version
+
+
+def test_jobs_do_not_change_the_verdicts(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
+    items = items_of(generated_scenarios(72, 20), [])
+    one = check(box, items, jobs=1, detail=False)
+    two = check(box, items, jobs=2, detail=False)
+    assert [(o.item.name, o.status, o.differences, o.compared) for o in one] == \
+        [(o.item.name, o.status, o.differences, o.compared) for o in two]
+    assert sum(o.status == AGREE for o in one) >= 60
+    # a planted bug is seen by the forked workers too
+    monkeypatch.setattr(fdm, "plan_render_pass", lambda sc: (_ for _ in ()).throw(DriverAssertion("x", "y")))
+    assert {o.status for o in check(box, items[:30], jobs=2, detail=False)} <= {MODEL_REFUSED, "not supported"}
+    assert exit_status(check(box, items[:30], jobs=2, detail=False)) == EXIT_FAILURE
+
+
+def test_kept_scenarios_are_files_box_plan_accepts(box: Box, tmp_path: Path) -> None:
+    r = _cli("box", "check", "--generated", "3", "--seed", "5", "--gpu", "a730", "--keep", str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    kept = sorted((tmp_path / "scenarios").glob("*.toml"))
+    assert [p.name for p in kept] == [f"gen5-0000{i}.a730.toml" for i in range(3)]
+    assert _toml(kept[0].read_text())["gpu"] == "a730"
+    p = _cli("box", "plan", str(kept[0]))
+    assert p.returncode == 0 and "gen5-00000.a730 on a730: agree" in p.stdout, p.stdout + p.stderr
+
+
+def test_ctrl_c_prints_the_counts_so_far_and_the_junit(box: Box, tmp_path: Path) -> None:
+    junit = tmp_path / "j.xml"
+    proc = subprocess.Popen([sys.executable, "-m", "turnip_fdm", "box", "check", "--generated", "400", "--jobs", "2",
+                             "--junit", str(junit)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait for the run to start comparing
+        if proc.stdout.readline().startswith("box check:"):
+            break
+    time.sleep(3)
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does: the whole process group
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out + err
+    assert "Traceback" not in err and err.strip().splitlines()[-1] == "turnip-fdm: interrupted", err
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("interrupted after ") and " agree, " in last, out
+    suite = ET.parse(junit).getroot()
+    assert 0 < int(suite.get("tests", "0")) < 400
