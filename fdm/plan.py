@@ -31,7 +31,13 @@ from .patch import (
     viewport_state,
     viewport_state_without_fdm,
 )
-from .render_mode import autotune_render_mode, tu_choose_gmem_layout, tu_render_pass_disable_fdm, use_hw_binning
+from .render_mode import (
+    autotune_render_mode,
+    depth_has_lrz,
+    tu_choose_gmem_layout,
+    tu_render_pass_disable_fdm,
+    use_hw_binning,
+)
 from .scenario import Scenario
 from .tile_select import (
     Foveat,
@@ -130,9 +136,11 @@ def max_tile_size(sc: Scenario, fdm: bool = True) -> Pair:
     none), from the first attachment created with the FDM-offset flag and depth/stencil usage:
     its LRZ over-allocation, ``fdl6_lrz_get_max_fdm_extra_size`` =
     :func:`fdm.lrz.max_fdm_extra_size`.  The depth image is taken to have the pass's largest
-    sample count and one layer per view."""
+    sample count and one layer per view.  A stencil-only depth attachment has no LRZ buffer
+    (:func:`fdm.render_mode.depth_has_lrz`): no cap."""
     gpu = sc.gpu
-    if not fdm or not sc.fdm_offset_create_flag or sc.depth_load_op == "none":
+    if (not fdm or not sc.fdm_offset_create_flag or sc.depth_load_op == "none"
+            or not depth_has_lrz(sc.attachments[-1].cpp)):
         return (gpu.tile_max_w, gpu.tile_max_h)
     samples = max(a.samples for a in sc.attachments)
     cw, ch = max_fdm_extra_size(gpu, sc.framebuffer[0], sc.framebuffer[1], samples, sc.gmem_layers)
@@ -238,8 +246,13 @@ SYSMEM_BIN: Rect4 = (0, 0, MAX_VIEWPORT_SIZE, MAX_VIEWPORT_SIZE)
 
 def _lrz(sc: Scenario, fdm_enabled: bool) -> tuple[LrzPassState, LrzDrawState]:
     """``tu_lrz_init_state`` for the pass, then ``tu6_calculate_lrz_state`` at its draws with the
-    fragment shader's ``TU_LRZ_FORCE_DISABLE_LRZ`` of an FDM pipeline on a6xx."""
-    lrz = tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
+    fragment shader's ``TU_LRZ_FORCE_DISABLE_LRZ`` of an FDM pipeline on a6xx.  A stencil-only
+    depth attachment (``S8_UINT``) has no LRZ buffer, which ``tu_lrz_init_state`` checks first
+    (:func:`fdm.render_mode.depth_has_lrz`)."""
+    if sc.depth_load_op != "none" and not depth_has_lrz(sc.attachments[-1].cpp):
+        lrz = LrzPassState(valid=False, reason="the depth attachment is S8_UINT (stencil only): no LRZ buffer")
+    else:
+        lrz = tu_lrz_init_state(sc.gpu, sc.depth_load_op, sc.fdm_offset_create_flag)
     return lrz, tu6_calculate_lrz_state(sc.gpu, lrz, fs_forces_lrz_off(sc.gpu, fdm_enabled))
 
 

@@ -200,16 +200,29 @@ def use_hw_binning(vsc: VscConfig) -> bool:
 
 
 #: the attachment formats the model takes for a scenario attachment of ``cpp`` bytes per texel
-#: (the formats the box records: docs/box.md); only :func:`blit_can_resolve` reads them
+#: (the formats the box records: turnip_box.jobs); :func:`blit_can_resolve`, the stored-``S8_UINT``
+#: rule of :func:`tu_choose_gmem_layout` and :func:`depth_has_lrz` read them.  No depth format has
+#: one byte: a 1-byte depth attachment is the stencil-only ``S8_UINT``
 COLOUR_FORMATS = {1: "R8_UNORM", 2: "R8G8_UNORM", 4: "R8G8B8A8_UNORM", 8: "R16G16B16A16_SFLOAT",
                   16: "R32G32B32A32_SFLOAT"}
-DEPTH_FORMATS = {2: "D16_UNORM", 4: "D32_SFLOAT"}
+DEPTH_FORMATS = {1: "S8_UINT", 2: "D16_UNORM", 4: "D32_SFLOAT"}
 
 
 def attachment_format(cpp: int, depth: bool) -> str | None:
     """The ``VkFormat`` (without ``VK_FORMAT_``) taken for an attachment: :data:`COLOUR_FORMATS`
     or :data:`DEPTH_FORMATS` by ``cpp``; None for a ``cpp`` with no format there."""
     return (DEPTH_FORMATS if depth else COLOUR_FORMATS).get(cpp)
+
+
+def depth_has_lrz(depth_cpp: int) -> bool:
+    """Whether the depth attachment's image has an LRZ buffer: ``tu_image_init`` lays one out only
+    for a format with a depth aspect, so the stencil-only ``S8_UINT`` (a 1-byte depth attachment,
+    :data:`DEPTH_FORMATS`) has none: ``tu_lrz_init_state`` leaves LRZ off for the pass and
+    ``tu_CreateFramebuffer`` takes no FDM-offset tile cap from it (the box, turnip 26.2.6: no LRZ
+    on a618..a750; a750, a 3-view 1920x1080 4x pass with offsets: 288x160 tiles, where a D32
+    image's cap gives 192x192)."""
+    fmt = attachment_format(depth_cpp, True)
+    return fmt is None or not fmt.startswith("S8")
 
 
 def blit_can_resolve(fmt: str) -> bool:
@@ -256,7 +269,9 @@ def tu_choose_gmem_layout(fdm_enabled: bool, attachments: Sequence[ScenarioAttac
 
     The formats are :func:`attachment_format`'s (the last attachment is the depth attachment
     when ``depth_last``); a resolved attachment whose ``cpp`` has none there leaves the layout
-    unknown: None.  The rules a scenario cannot reach (a stored ``S8_UINT`` attachment, a
+    unknown: None.  A stored ``S8_UINT`` attachment (a 1-byte depth attachment) asks for
+    AVOID_CCU ("we cannot pick out S8 from D24S8/D32S8": no blit events for it; the box, turnip
+    26.2.6 on a730: 512x64 tiles, 64x544 under FULL).  The rules a scenario cannot reach (a
     custom-resolve subpass, a resolve between views of mismatched mutability) are taken as
     absent."""
     if fdm_enabled:
@@ -264,10 +279,10 @@ def tu_choose_gmem_layout(fdm_enabled: bool, attachments: Sequence[ScenarioAttac
     unaligned = tu_attachment_store_unaligned(render_areas, image_size, gmem_align)
     avoid = False
     for i, (a, f) in enumerate(zip(attachments, pass_attachments(attachments)[:len(attachments)], strict=True)):
-        if f.store and unaligned:
+        fmt = attachment_format(a.cpp, depth_last and i == len(attachments) - 1)
+        if f.store and (unaligned or fmt == "S8_UINT"):
             avoid = True
         if a.resolve:
-            fmt = attachment_format(a.cpp, depth_last and i == len(attachments) - 1)
             if fmt is None:
                 return None
             if not blit_can_resolve(fmt):

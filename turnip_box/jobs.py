@@ -11,8 +11,10 @@ Choices the scenario leaves open, fixed here (``docs/box.md``):
 
 * the last attachment is the depth attachment unless ``depth_load_op = "none"`` (the schema's
   "colour + depth" default); colour formats by bytes per texel: 1 ``R8_UNORM``, 2 ``R8G8_UNORM``,
-  4 ``R8G8B8A8_UNORM``, 8 ``R16G16B16A16_SFLOAT``, 16 ``R32G32B32A32_SFLOAT``; depth 2
-  ``D16_UNORM``, 4 ``D32_SFLOAT``;
+  4 ``R8G8B8A8_UNORM``, 8 ``R16G16B16A16_SFLOAT``, 16 ``R32G32B32A32_SFLOAT``; depth 1
+  ``S8_UINT`` (no depth format has 1 byte: a stencil-only attachment, its stencil ops the
+  scenario's depth ops, a stencil test that always passes and writes instead of the depth test),
+  2 ``D16_UNORM``, 4 ``D32_SFLOAT``;
 * turnip 26.2 has the FDM format feature on ``R16G16_SFLOAT`` and ``R32G32_SFLOAT`` only: a
   scenario stored as ``R8G8_UNORM`` is recorded as ``R32G32_SFLOAT`` holding the float32 values
   the driver would have read from the bytes (``byte * (1.0f / 255)``), so every quantity after
@@ -36,7 +38,7 @@ SHIM_GPU_IDS = {"a618": 618, "a630": 630, "a660": 660, "a730": 730, "a740": 740,
 #: the GPUs whose streams the box decodes (a6xx and a7xx register offsets)
 DECODED_CHIPS = (6, 7)
 COLOUR_FORMATS = {1: 9, 2: 16, 4: 37, 8: 97, 16: 109}     # VkFormat by bytes per texel
-DEPTH_FORMATS = {2: 124, 4: 126}                          # D16_UNORM, D32_SFLOAT
+DEPTH_FORMATS = {1: 127, 2: 124, 4: 126}                  # S8_UINT (stencil only), D16_UNORM, D32_SFLOAT
 
 
 class Unrecordable(Exception):

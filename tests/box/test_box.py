@@ -165,3 +165,26 @@ def test_recorder_refuses_without_the_layer_unless_told(box: Box, tmp_path: Path
     off = _recorder_lines(box, tmp_path / "off", "0")
     assert [(r["name"], r["status"], r["validation"]) for r in off] == [(n, "Recorded", []) for n in ("one", "two")]
     assert all(len(r["rd"]) == 1 and Path(r["rd"][0]).is_file() for r in off)
+
+
+#: 1-byte depth attachments, recorded as the stencil-only S8_UINT: cleared, loaded, neither; a
+#: 3-view pass with offsets whose S8 image would cap the tiles if it had LRZ; the same pass with
+#: the S8 stored and the FDM off (a stored S8 asks for AVOID_CCU)
+_S8_MAP = {"views": [{"generator": "constant", "size": [60, 34], "density": 0.5}]}
+_S8_OFFSETS = {"framebuffer": [1920, 1080], "views": 3, "fdm_offset_create_flag": True,
+               "fdm_offsets": [[96, -72], [-168, 224], [-48, 144]], "density": _S8_MAP}
+S8_PASSES: list[str | dict[str, Any]] = [
+    *({"gpu": "a750", "framebuffer": [1000, 600], "attachments": [{"cpp": 4}, {"cpp": 1, "store_op": store}],
+       "depth_load_op": load, "density": _S8_MAP} for load, store in (("clear", "store"), ("load", "store"),
+                                                                      ("dont_care", "dont_care"))),
+    {"gpu": "a750", **_S8_OFFSETS, "attachments": [{"cpp": 4, "samples": 4, "store_op": "dont_care"},
+                                                   {"cpp": 1, "samples": 4, "store_op": "dont_care"}]},
+    {"gpu": "a730", **_S8_OFFSETS, "tu_debug": ["gmem"],
+     "attachments": [{"cpp": 4, "samples": 4}, {"cpp": 1, "samples": 4}]},
+]
+
+
+def test_one_byte_depth_is_recorded_as_s8_and_agrees(box: Box) -> None:
+    out = _run(box, S8_PASSES, ["a618", "a730", "a750"])
+    assert not _differ(out)
+    assert all(o.status == AGREE for o in out), [(o.item.name, o.status, o.why) for o in out]

@@ -152,6 +152,9 @@ def test_job_translates_r8g8_to_the_floats_the_driver_reads() -> None:
     kinds = [a["kind"] for a in job["attachments"]]
     assert kinds == ["color", "depth"]                       # the default: colour + depth
     assert [a["kind"] for a in job_of(_sc(depth_load_op="none"), "j", "/t")["attachments"]] == ["color", "color"]
+    # no depth format has one byte: a 1-byte depth attachment is the stencil-only S8_UINT (127)
+    s8 = job_of(_sc(attachments=[{"cpp": 4}, {"cpp": 1}]), "j", "/t")["attachments"]
+    assert [(a["kind"], a["format"]) for a in s8] == [("color", 37), ("depth", 127)]
 
 
 def test_job_refusals_name_what_is_missing() -> None:

@@ -187,6 +187,25 @@ def test_box_gen2_00349_tiles_follow_the_avoid_ccu_layout() -> None:
     assert p.tiling.tile_size == (64, 128)
 
 
+def test_a_one_byte_depth_attachment_is_stencil_only_s8() -> None:
+    """A 1-byte depth attachment is S8_UINT (fdm.render_mode.DEPTH_FORMATS, as the box records it):
+    no LRZ buffer, so LRZ off for the pass and no FDM-offset tile cap from it, and stored it asks
+    for AVOID_CCU in a pass without FDM.  The box (turnip 26.2.6, a618..a750) agrees on each:
+    a730 gives 512x64 tiles to a 3-view 1920x1080 pass with a stored 4x S8 attachment (the FULL
+    layout gave 64x544), a750 288x160 to the same pass with the S8 not stored and its FDM on (a D32
+    image's cap gave 192x192): tests/box/test_box.py S8_PASSES."""
+    s8 = _scenario(attachments=[{"cpp": 4}, {"cpp": 1}])
+    p = plan_render_pass(s8)
+    assert isinstance(p, RenderPassPlan) and not p.lrz.valid and "S8_UINT" in p.lrz.reason
+    assert plan_render_pass(_scenario(attachments=[{"cpp": 4}, {"cpp": 2}])).lrz.valid
+    offset = dict(framebuffer=(1000, 600), fdm_offset_create_flag=True, fdm_offsets=[[96, -72]])
+    assert fdm.plan.max_tile_size(_scenario(attachments=[{"cpp": 4}, {"cpp": 1}], **offset)) == (2016, 2032)
+    assert fdm.plan.max_tile_size(_scenario(attachments=[{"cpp": 4}, {"cpp": 4}], **offset)) == (2016, 2016)
+    assert _avoid_ccu(attachments=[MS4_STORED, {"cpp": 1, "samples": 4}]) is True
+    assert _avoid_ccu(attachments=[MS4_STORED, {"cpp": 1, "samples": 4, "store_op": "dont_care"}]) is False
+    assert _avoid_ccu(attachments=[MS4_STORED, {"cpp": 1, "samples": 4}], depth_load_op="none") is False  # R8
+
+
 def test_unknown_resolve_format_is_not_modelled() -> None:
     """A resolved attachment of a cpp with no modelled format (3) leaves the layout unknown: a
     sysmem decision both layouts share stands; a GMEM one is refused as not modelled."""
