@@ -58,7 +58,7 @@ import fdm
 from fdm.errors import TurnipFdmError
 from turnip_base.errors import NotSupported, ScenarioError
 from turnip_box.check import slots_of, views_of
-from turnip_box.compare import differences
+from turnip_box.compare import cause_rank, differences
 from turnip_box.decode import DriverPass, driver_pass
 from turnip_box.jobs import DECODED_CHIPS, SHIM_GPU_IDS, model_scenario
 from turnip_box.pm4 import StreamError
@@ -296,7 +296,7 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
     gpu = str(info["gpu"])
     chip = fdm.get_gpu(gpu).chip
     if chip not in DECODED_CHIPS:
-        raise NotSupported(f"the box decodes a6xx/a7xx streams, not a{chip}xx ({gpu})")
+        raise NotSupported(f"the box's stream decoder reads a6xx/a7xx registers only, not a{chip}xx's ({gpu})")
     passes = info.get("passes", [])
     if not passes:
         return Verdict(status="Fail", message="the case recorded no FDM pass")
@@ -313,7 +313,13 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
                 sc = rendered_scenario(scene, p["rendered"], gpu)
                 plan = fdm.plan_render_pass(sc)
             except TurnipFdmError as e:
-                raise NotSupported(f"the model: {e}") from None
+                # turnip recorded the pass the model refuses: a verdict of its own, failing unless
+                # the case's finding expects the refusal (the scene's fdm.expect_raises)
+                if scene.get("fdm", {}).get("expect_raises") == e.field:
+                    return Verdict(status="RefusedAsExpected", message=f"turnip recorded FDM pass {i}; the model "
+                                                                       f"refuses it, as the case expects: {e}")
+                return Verdict(status="ModelRefused",
+                               message=f"turnip recorded FDM pass {i}; the model refused it: {e}")
             dp: DriverPass = driver_pass(read_rd(_rd_of(output, p["stream"], Path(tmp))), slots_of(plan), chip,
                                          views_of(plan))
             got, n = differences(case.name, gpu, dp, plan)
@@ -329,6 +335,8 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
                 notes.add("the store path of subsampled attachments is not compared")
             compared += n
             modes.append(f"{dp.render_mode} {len(dp.bins)} bins" if dp.render_mode == "gmem" else dp.render_mode)
+            # the first difference is the earliest cause (fragment area before the viewports computed from it)
+            got = sorted(got, key=lambda d: (cause_rank(d.field), d.order()))
             diffs += [{"pass": i, "field": d.field, "bin": d.bin, "view": d.view, "driver": jsonable(d.driver, False),
                        "model": jsonable(d.model, False)} for d in got]
     where = f"{len(passes)} FDM pass(es) on turnip {gpu}: {', '.join(modes)}"

@@ -57,9 +57,10 @@ MAX_NPY_BYTES = 1 << 30
 IMAGE_NAME_RE = re.compile(r"[A-Za-z0-9_+=-][A-Za-z0-9_.+=-]{0,99}")
 #: the status of a case the run never reached (interrupted)
 NOT_RUN: Final = "NotRun"
-RecordStatus = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer", "NotRun"]
+RecordStatus = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer",
+                       "ModelRefused", "RefusedAsExpected", "NotRun"]
 COUNT_ORDER: tuple[RecordStatus, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree",
-                                         "StreamDiffer", "NotRun")
+                                         "StreamDiffer", "ModelRefused", "RefusedAsExpected", "NotRun")
 #: the statuses of a case whose output was compared with its oracle (a run that has none of them
 #: compared nothing: ``vk run`` exits :data:`turnip_base.errors.EXIT_NOTHING_COMPARED`, never 0)
 COMPARED: tuple[RecordStatus, ...] = ("Pass", "QualityWarning", "StreamAgree")
@@ -138,6 +139,10 @@ def closing_line(c: Mapping[str, int]) -> str:
         line += f", {c['QualityWarning']} quality warning"
     if c.get("StreamAgree") or c.get("StreamDiffer"):
         line += f", {c.get('StreamAgree', 0)} stream agree, {c.get('StreamDiffer', 0)} stream differ"
+    if c.get("ModelRefused"):
+        line += f", {c['ModelRefused']} model refused"
+    if c.get("RefusedAsExpected"):
+        line += f", {c['RefusedAsExpected']} refused as expected"
     if c.get(NOT_RUN):
         line += f", {c[NOT_RUN]} not run"
     return line
@@ -156,7 +161,8 @@ def nothing_compared_line(c: Mapping[str, int], where: str) -> str:
     if total == 0:
         return "nothing compared: no case was selected"
     present = [s for s in COUNT_ORDER if c.get(s)]
-    words = {"NotSupported": "not supported", "NotRun": "not run", "Fail": "failed", "StreamDiffer": "stream differ"}
+    words = {"NotSupported": "not supported", "NotRun": "not run", "Fail": "failed", "StreamDiffer": "stream differ",
+             "ModelRefused": "model refused", "RefusedAsExpected": "refused as expected"}
     why = (f"every one {words.get(present[0], present[0])}" if len(present) == 1
            else ", ".join(f"{c[s]} {words.get(s, s)}" for s in present))
     return f"nothing compared: 0 of {total} case(s) compared {where} ({why})"

@@ -24,12 +24,16 @@ import numpy.typing as npt
 
 #: CTS-style results, and the two verdicts of a case judged on a driver's command stream instead of
 #: pixels (the box, ``vk_tests.box.device``: the GPU never executes there): ``StreamAgree``, every
-#: value turnip programmed equals the model's plan; ``StreamDiffer``, some value does not (a failure).
-#: Neither is a pixel pass.
-Status = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer"]
-STATUSES: tuple[Status, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer")
+#: value turnip programmed equals the model's plan; ``StreamDiffer``, some value does not (a failure);
+#: ``ModelRefused``, turnip recorded the pass and the model refused to plan it (a failure), unless
+#: the case's finding expects that refusal: ``RefusedAsExpected`` (nothing compared, nothing failed).
+#: None is a pixel pass.
+Status = Literal["Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer", "ModelRefused",
+                 "RefusedAsExpected"]
+STATUSES: tuple[Status, ...] = ("Pass", "Fail", "NotSupported", "QualityWarning", "StreamAgree", "StreamDiffer",
+                                "ModelRefused", "RefusedAsExpected")
 #: the statuses that fail a run
-FAILING: tuple[Status, ...] = ("Fail", "StreamDiffer")
+FAILING: tuple[Status, ...] = ("Fail", "StreamDiffer", "ModelRefused")
 #: how a case runs: on the host only, turnip's per-bin scheme replayed with ordinary Vulkan, a
 #: real FDM render pass, or a shading-rate attachment derived from the model's areas (a new
 #: backend adds its name here and its ``cases()`` to the table of :mod:`vk_tests.registry`)

@@ -37,9 +37,10 @@ def split_name(name: str) -> tuple[str, str]:
 def junit_case(r: CaseRecord) -> TestCase:
     """The ``<testcase>`` of one record (module docstring)."""
     classname, name = split_name(r.name)
-    props = {"judged_on": "stream"} if r.status in ("StreamAgree", "StreamDiffer") else {}
+    props = {"judged_on": "stream"} if r.status in ("StreamAgree", "StreamDiffer", "ModelRefused",
+                                                    "RefusedAsExpected") else {}
     common: dict[str, Any] = {"classname": classname, "name": name, "seconds": r.seconds, "properties": props}
-    if r.status in ("Fail", "StreamDiffer"):
+    if r.status in ("Fail", "StreamDiffer", "ModelRefused"):
         details = [r.message]
         if r.verdict is not None:
             details += [json.dumps(m, sort_keys=True, default=str) for m in r.verdict.mismatches]
@@ -47,7 +48,7 @@ def junit_case(r: CaseRecord) -> TestCase:
         return TestCase(outcome=FAILURE, message=r.message, text="\n".join(details), kind=r.status, **common)
     if r.status in ("NotSupported", "NotRun"):
         return TestCase(outcome=SKIPPED, message=f"{r.status}: {r.message}", **common)
-    text = f"{r.status}: {r.message}" if r.status in ("QualityWarning", "StreamAgree") else ""
+    text = f"{r.status}: {r.message}" if r.status in ("QualityWarning", "StreamAgree", "RefusedAsExpected") else ""
     return TestCase(outcome=PASSED, text=text, **common)
 
 
