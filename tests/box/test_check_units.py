@@ -167,3 +167,30 @@ def test_expect_raises_read_from_the_finding() -> None:
 def test_item_keeps_its_expectation() -> None:
     it = Item(name="x", gpu="a750", scenario=ITEMS[0].scenario, expect_raises="f")
     assert it.expect_raises == "f"
+
+
+def test_junit_carries_no_character_xml_forbids() -> None:
+    import xml.etree.ElementTree as ET
+
+    from turnip_box.check import junit
+
+    bad = Outcome(item=ITEMS[0], status=DIFFER, differences=(Difference("s\x01", "a750", "viewport", 0, 0,
+                                                                        "\x1b[31m", "\x00"),), compared=1)
+    doc = junit([bad, _o(AGREE), _o(NOT_SUPPORTED)], "26.2.6", {"env.X": "a\x02b"})
+    suite = ET.fromstring(doc)  # parses: the control characters became '?'
+    assert suite.get("failures") == "1" and suite.get("skipped") == "1" and suite.get("tests") == "3"
+    assert "\x1b" not in doc.decode() and "?[31m" in doc.decode()
+
+
+def test_box_without_the_vk_extra_names_it(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    from turnip_fdm import cli
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("vulkan", "cffi")
+                        else real(name, *a))
+    for argv in (["box", "info"], ["box", "check", "fdm/data/demo.toml"], ["box", "plan", "fdm/data/demo.toml"]):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "pip install 'turnip-fdm[vk]'" in err[0], err
