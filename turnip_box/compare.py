@@ -184,12 +184,22 @@ def _bin(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: in
                 d.eq("fs_params.offset", g[1], m[1], i, v)
 
 
+def stream_mode(plan: RenderPassPlan | SysmemPlan) -> str:
+    """The render mode a stream shows for ``plan``: a GMEM pass that renders no bin and runs no
+    binning pass (every tile invisible, at most two bins: ``tu_cmd_render_tiles`` skips them all)
+    emits no render-mode marker at all, so its stream reads as ``none`` - not sysmem, whose
+    ``RM6_DIRECT_RENDER`` pass and draws would be there (box sweep seed 2611, gen2611-00183)."""
+    if isinstance(plan, RenderPassPlan) and not plan.tiles and not plan.binning_pass:
+        return "none"
+    return plan.render_mode
+
+
 def differences(name: str, gpu: str, driver: DriverPass,
                 plan: RenderPassPlan | SysmemPlan) -> tuple[list[Difference], int]:
     """Every difference between the decoded pass and the model's plan, and how many values were
     compared."""
     d = _Diff(name, gpu)
-    d.eq("render_mode", driver.render_mode, plan.render_mode)
+    d.eq("render_mode", driver.render_mode, stream_mode(plan))
     if isinstance(plan, SysmemPlan) or driver.render_mode != "gmem":
         if driver.sysmem is not None and isinstance(plan, SysmemPlan):
             _slots(d, driver.sysmem, plan.slots, None, "sysmem.")

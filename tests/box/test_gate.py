@@ -137,3 +137,15 @@ def test_ctrl_c_prints_the_counts_so_far_and_the_junit(box: Box, tmp_path: Path)
     assert last.startswith("interrupted after ") and " agree, " in last, out
     suite = ET.parse(junit).getroot()
     assert 0 < int(suite.get("tests", "0")) < 400
+
+
+def test_a_gmem_pass_that_renders_no_bin_reads_as_none(box: Box) -> None:
+    # box sweep seed 2611: one 1024x1024 tile, merging off, no visible bin, no binning pass:
+    # turnip emits no render-mode marker at all (not a sysmem pass: that one would be there)
+    from turnip_box.generate import generated
+
+    name, sc, _ = generated(184, 2611)[183]
+    (o,) = check(box, items_of([(name, sc)], ["a730"]))
+    assert o.status == AGREE, [d.line() for d in o.differences]
+    assert o.driver is not None and o.driver.render_mode == "none"
+    assert o.plan is not None and o.plan.render_mode == "gmem" and not o.plan.tiles and not o.plan.binning_pass
