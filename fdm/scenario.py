@@ -88,6 +88,9 @@ class Attachment:
     store_op: StoreOp = "store"
     #: the attachment is the source of a resolve (``pResolveAttachments``): ``will_be_resolved``
     resolve: bool = False
+    #: the image was created with ``VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT``: turnip sets the pass-wide
+    #: ``fdm_subsampled`` and stores every bin into the subsampled layout (:mod:`layout_solver`)
+    subsampled: bool = False
 
 
 @attrs.frozen(eq=False, kw_only=True)
@@ -135,6 +138,13 @@ class Scenario:
         if self.views > 1:
             return self.views
         return self.layers if self.fdm_per_layer else 1
+
+    @property
+    def subsampled(self) -> bool:
+        """``cmd->state.fdm_subsampled`` (``tu_renderpass_begin``, tu_cmd_buffer.cc): some attachment
+        image has ``VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT``; pass-wide, it selects the subsampled store
+        path, metadata and aprons of every stored attachment."""
+        return any(a.subsampled for a in self.attachments)
 
     @property
     def gmem_layers(self) -> int:
@@ -539,7 +549,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
         out = []
         for i, a in enumerate(items):
             a = _table(a, f"attachments[{i}]")
-            _check_keys(a, f"attachments[{i}]", ["cpp", "samples", "load_op", "store_op", "resolve"])
+            _check_keys(a, f"attachments[{i}]", ["cpp", "samples", "load_op", "store_op", "resolve", "subsampled"])
             if "cpp" not in a:
                 _missing(f"attachments[{i}].cpp")
             cpp = _int(a["cpp"], f"attachments[{i}].cpp", 1, 16)
@@ -553,7 +563,12 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
                 # VUID-VkSubpassDescription2-pResolveAttachments-03067: a resolve source is multisampled
                 raise ScenarioError(f"attachments[{i}].resolve", "a resolve source must be multisampled "
                                                                  "(samples > 1), got samples = 1")
-            out.append(Attachment(cpp, samples, load_op=load_op, store_op=store_op, resolve=resolve))
+            subsampled = _bool(a.get("subsampled", False), f"attachments[{i}].subsampled")
+            if subsampled and samples != 1:
+                raise ScenarioError(f"attachments[{i}].subsampled", "a subsampled attachment must be "
+                                                                    f"single-sampled, got samples = {samples}")
+            out.append(Attachment(cpp, samples, load_op=load_op, store_op=store_op, resolve=resolve,
+                                  subsampled=subsampled))
         attachments = tuple(out)
 
     create_flag = _bool(d.get("fdm_offset_create_flag", False), "fdm_offset_create_flag")
@@ -601,6 +616,9 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
             raise ScenarioError(f"attachments[{last}].load_op", f"the last attachment is the depth attachment, "
                                                                 f"whose load op is depth_load_op "
                                                                 f"({depth_load_op!r}), got {given!r}")
+        if attachments[last].subsampled:
+            raise ScenarioError(f"attachments[{last}].subsampled", "the last attachment is the depth attachment; "
+                                                                  "only a colour attachment is subsampled here")
         attachments = attachments[:last] + (attrs.evolve(attachments[last], load_op=depth_load_op),)
     driver = parse_driver_variants(d["driver"]) if "driver" in d else UPSTREAM
     tu_debug = tuple(choice(f"tu_debug[{i}]", f, TU_DEBUG_FLAGS)

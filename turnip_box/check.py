@@ -247,6 +247,18 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
     except (StreamError, TurnipFdmError, KeyError, ValueError) as e:
         return Outcome(item=it, status=ERROR, why=f"decoding the stream: {e}")
     diffs, n = differences(it.name, it.gpu, dp, plan)
+    if it.scenario.subsampled and chip in (6, 7):
+        # the subsampled store path, metadata and aprons (turnip_box.subsampled: a6xx/a7xx offsets)
+        from . import subsampled
+
+        try:
+            sd, sn = subsampled.differences(it.name, it.gpu, subsampled.driver_subsampled(read_rd(Path(rec.rd[-1]))),
+                                            plan, chip)
+        except (StreamError, KeyError, ValueError) as e:
+            return Outcome(item=it, status=ERROR, why=f"decoding the subsampled stores: {e}")
+        except TurnipFdmError as e:
+            return _refused(it, e, "turnip recorded the pass")
+        diffs, n = diffs + sd, n + sn
     bins = min(len(dp.bins), len(plan.tiles)) if isinstance(plan, RenderPassPlan) else 1
     return Outcome(item=it, status=DIFFER if diffs else AGREE, differences=tuple(diffs), compared=n, bins=bins,
                    driver=dp if detail else None, plan=plan if detail else None)

@@ -42,6 +42,11 @@ CAUSE_ORDER = (
     "slot_count", "slot", "viewport", "viewport_scissor", "scissor",
     "sysmem.slot_count", "sysmem.slot", "sysmem.viewport", "sysmem.viewport_scissor", "sysmem.scissor",
     "fast_store", "store_rects",
+    # a pass with a subsampled attachment (turnip_box.subsampled): per bin its store into the
+    # subsampled layout, then after the bins the metadata and the apron blits
+    "subsampled.fast_store", "subsampled.store_resolve", "subsampled.store_a2d",
+    "subsampled.metadata.count", "subsampled.metadata.header", "subsampled.metadata.bins", "subsampled.metadata.bin",
+    "subsampled.aprons", "subsampled.apron.count", "subsampled.apron",
 )
 
 
@@ -168,7 +173,8 @@ def _bin(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: in
             d.eq("foveat.hw_offset", fov.get("offsets", [])[:n],
                  [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.hw_offsets][:n], i)
     _slots(d, b, t.slots, i, "")
-    _stores(d, i, b, t, chip)
+    if not plan.scenario.subsampled:  # a subsampled pass's stores: turnip_box.subsampled
+        _stores(d, i, b, t, chip)
     if not plan.fdm_enabled:
         # no FDM, no patchpoint: the constants keep their record-time identity values
         d.eq("fs_params.patched", b.fs_params is not None, False, i)

@@ -73,7 +73,9 @@ def _attachments(sc: Scenario) -> list[dict[str, Any]]:
         load = sc.depth_load_op if depth else getattr(a, "load_op", "clear")
         out.append({"kind": "depth" if depth else "color", "format": table[a.cpp], "samples": a.samples,
                     "load_op": load, "store_op": getattr(a, "store_op", "store"),
-                    "resolve": bool(getattr(a, "resolve", False))})
+                    "resolve": bool(getattr(a, "resolve", False)),
+                    # VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT on this attachment's image
+                    "subsampled": bool(getattr(a, "subsampled", False))})
     return out
 
 

@@ -62,6 +62,8 @@ VK_RENDER_PASS_CREATE_PER_LAYER_FRAGMENT_DENSITY_BIT_VALVE = 0x00000004
 WANTED_EXTENSIONS = ("VK_EXT_fragment_density_map", "VK_QCOM_fragment_density_map_offset",
                      "VK_KHR_load_store_op_none", "VK_QCOM_multiview_per_view_viewports",
                      "VK_QCOM_multiview_per_view_render_areas", "VK_VALVE_fragment_density_map_layered")
+#: VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT
+SUBSAMPLED_BIT = 0x00004000
 #: colour attachments a job may have (one fragment shader per count: no output without attachment)
 MAX_COLOURS = 8
 
@@ -406,8 +408,12 @@ def record(dev: Device, job: dict[str, Any], capture: RdCapture) -> list[str]:
         for a in job["attachments"]:
             usage = (vk.VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT if a["kind"] == "depth"
                      else vk.VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT)
+            # a subsampled attachment's image carries VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT (turnip's
+            # fdm_subsampled); it is 2D, optimal, one level, single-sampled (VUID-VkImageCreateInfo-flags-02050,
+            # -02051, -02052) and is never sampled here, so it needs no sampler
+            sflags = SUBSAMPLED_BIT if a.get("subsampled") else 0
             img, _, _ = _image(dev, stack, fmt=a["format"], extent=(w, h), layers=img_layers, samples=a["samples"],
-                               usage=usage, flags=aflags)
+                               usage=usage, flags=aflags | sflags)
             asp = _aspect(a)
             att_images.append(img)
             att_specs.append(a)
