@@ -9,9 +9,12 @@ Compared, per pass: render mode, whether the FDM is on, tile size and count (``V
 ``VSC_EXPANDED_BIN_CNTL``), whether a binning pass runs and its window scissor and viewport
 slots; per rendered bin, in walk order: the window scissor, ``RB_WINDOW_OFFSET``
 (``common_bin_start``), the bin size of ``GRAS_SC_BIN_CNTL`` (tile size x ``gmem_extent``),
-``force_lrz_dis`` and LRZ in effect (a7xx), ``GRAS_BIN_FOVEAT`` (a7xx: BINSCALEEN, per-slot
-scales, and ``hw_offset`` when scaling is on), and per viewport slot ``GRAS_CL_VIEWPORT``
-offset/scale, ``GRAS_SC_VIEWPORT_SCISSOR`` and ``GRAS_SC_SCREEN_SCISSOR``.
+``force_lrz_dis`` and LRZ in effect (a7xx and later), ``GRAS_BIN_FOVEAT`` (a7xx and later:
+BINSCALEEN, per-slot scales, and ``hw_offset`` when scaling is on: a7xx
+``GRAS_BIN_FOVEAT_OFFSET_0..3``, a8xx ``GRAS_BIN_FOVEAT_XY`` and the three arrays written with
+the same values), and per viewport slot ``GRAS_CL_VIEWPORT`` offset/scale,
+``GRAS_SC_VIEWPORT_SCISSOR`` and ``GRAS_SC_SCREEN_SCISSOR``; each at its chip's offsets
+(:func:`turnip_box.registers.table`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ CAUSE_ORDER = (
     "window_scissor", "common_bin_start", "bin_size",
     "fs_params.patched", "fs_params", "fs_params.frag_area", "fs_params.offset",
     "foveat.binscaleen", "foveat.xscale", "foveat.yscale", "foveat.hw_offset",
+    "foveat.hw_offset.RB_BIN_FOVEAT_XY", "foveat.hw_offset.GRAS_BIN_FOVEAT_XY_FDM",
+    "foveat.hw_offset.RB_BIN_FOVEAT_XY_FDM",
     "force_lrz_dis", "lrz",
     "slot_count", "slot", "viewport", "viewport_scissor", "scissor",
     "sysmem.slot_count", "sysmem.slot", "sysmem.viewport", "sysmem.viewport_scissor", "sysmem.scissor",
@@ -168,10 +173,13 @@ def _bin(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: in
         d.eq("foveat.xscale", fov.get("xscale", [])[:n], list(mf.xscale)[:n], i)
         d.eq("foveat.yscale", fov.get("yscale", [])[:n], list(mf.yscale)[:n], i)
         if mf.binscaleen:
-            # the programmed value: o' in a 10-bit field with shr 2 (a larger o' wraps; the model
-            # warns of it, finding o)
-            d.eq("foveat.hw_offset", fov.get("offsets", [])[:n],
-                 [[(c >> 2 & 0x3FF) << 2 for c in o] for o in mf.hw_offsets][:n], i)
+            # the programmed value: a7xx o' in a 10-bit field with shr 2 (a larger o' wraps; the
+            # model warns of it, finding o); a8xx a 14-bit field, and three more arrays with it
+            regs = R.table(chip)
+            offs = [[regs.hw_offset(c) for c in o] for o in mf.hw_offsets][:n]
+            d.eq("foveat.hw_offset", fov.get("offsets", [])[:n], offs, i)
+            for name, copy in fov.get("copies", {}).items():
+                d.eq(f"foveat.hw_offset.{name}", copy[:n], offs, i)
     _slots(d, b, t.slots, i, "")
     if not plan.scenario.subsampled:  # a subsampled pass's stores: turnip_box.subsampled
         _stores(d, i, b, t, chip)

@@ -10,6 +10,10 @@ fast-store predicate and the stores after its draws.  The result is a :class:`Dr
 fields carry the plan's names (``window_scissor``, ``common_bin_start``, ``foveat``, ``viewport``,
 ``viewport_scissor``, ``scissor``, ``force_lrz_dis``, ``fs_params``, ``fast_store``,
 ``tile_size``, ``tile_count``), so a comparison is field by field.
+
+The registers are read at the chip's own offsets (:func:`turnip_box.registers.table`: a6xx/a7xx,
+or a8xx, which moved most of them); the walk and the phases are the same on every generation
+(turnip emits the same ``CP_SET_MARKER`` modes, patchpoints and store paths on a8xx).
 """
 
 from __future__ import annotations
@@ -56,7 +60,7 @@ class Phase:
     bin_size: tuple[int, int]
     force_lrz_dis: bool
     lrz_enable: bool
-    foveat: dict[str, Any] | None              # a7xx: GRAS_BIN_FOVEAT and its offsets
+    foveat: dict[str, Any] | None              # a7xx/a8xx: GRAS_BIN_FOVEAT and its offsets
     slots: tuple[Slot, ...]
     #: viewport slots the phase programmed before its draw (GRAS_CL_VIEWPORT[i] written)
     slot_count: int
@@ -91,6 +95,7 @@ TU_PREDICATE_FAST_STORE = 6
 @attrs.define
 class _Phases(Listener):
     chip: int
+    table: R.Table
     regs: dict[int, int] = attrs.field(factory=dict)
     phases: list[dict[str, Any]] = attrs.field(factory=list)
     current: dict[str, Any] | None = None
@@ -144,12 +149,13 @@ class _Phases(Listener):
         if cur is None or cur["kind"] != "gmem" or not cur["resolving"]:
             return
         g = self.regs.get
+        t = self.table
         if opcode == CP_BLIT:
-            src = tuple(g(R.GRAS_A2D_SRC + k, 0) >> 8 for k in range(4))
-            cur["stores"].append(("a2d", (R.reg_xy(g(R.GRAS_A2D_DEST_TL, 0)), R.reg_xy(g(R.GRAS_A2D_DEST_BR, 0))),
+            src = tuple(g(t.gras_a2d_src + k, 0) >> 8 for k in range(4))
+            cur["stores"].append(("a2d", (R.reg_xy(g(t.gras_a2d_dest_tl, 0)), R.reg_xy(g(t.gras_a2d_dest_br, 0))),
                                   ((src[0], src[2]), (src[1], src[3]))))
-        elif payload and (payload[0] & 0x7F) == 0x1E and g(R.RB_RESOLVE_OPERATION, 0) & 3 in (0, 1):
-            cur["stores"].append(("fast", (R.reg_xy(g(R.RB_BLIT_SCISSOR_TL, 0)), R.reg_xy(g(R.RB_BLIT_SCISSOR_BR, 0)))))
+        elif payload and (payload[0] & 0x7F) == 0x1E and g(t.rb_resolve_operation, 0) & 3 in (0, 1):
+            cur["stores"].append(("fast", (R.reg_xy(g(t.rb_blit_scissor_tl, 0)), R.reg_xy(g(t.rb_blit_scissor_br, 0)))))
 
 
 #: dwords per view of the FDM fragment-shader constants (fdm_apply_fs_params, tu_cmd_buffer.cc):
@@ -172,36 +178,37 @@ def fs_params_of(patches: list[tuple[int, ...]], views: int) -> Any:
 
 def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int], views: int = 1) -> Phase:
     regs = raw["at_draw"] if raw["at_draw"] is not None else end_regs
+    t = R.table(chip)
 
     def g(r: int) -> int:
         return regs.get(r, 0)
 
-    bw, bh, lrz_dis = R.bin_cntl(g(R.GRAS_SC_BIN_CNTL))
-    fov = None
-    if chip >= 7:
-        fov = R.foveat(g(R.GRAS_BIN_FOVEAT), tuple(g(R.GRAS_BIN_FOVEAT_OFFSET_0 + k) for k in range(4)))  # type: ignore[arg-type]
+    bw, bh, lrz_dis = t.bin_cntl(g(t.gras_sc_bin_cntl))
+    fov = t.foveat(g) if chip >= 7 else None
     out = []
+    vp0, vs0, ss0 = t.gras_cl_viewport, t.gras_sc_viewport_scissor, t.gras_sc_screen_scissor
     for i in range(slots):
-        vp = tuple(g(R.GRAS_CL_VIEWPORT + 6 * i + k) for k in range(6))
-        vs = (R.scissor_xy(g(R.GRAS_SC_VIEWPORT_SCISSOR + 2 * i)),
-              R.scissor_xy(g(R.GRAS_SC_VIEWPORT_SCISSOR + 2 * i + 1)))
-        ss = (R.scissor_xy(g(R.GRAS_SC_SCREEN_SCISSOR + 2 * i)), R.scissor_xy(g(R.GRAS_SC_SCREEN_SCISSOR + 2 * i + 1)))
+        vp = tuple(g(vp0 + 6 * i + k) for k in range(6))
+        vs = (R.scissor_xy(g(vs0 + 2 * i)), R.scissor_xy(g(vs0 + 2 * i + 1)))
+        ss = (R.scissor_xy(g(ss0 + 2 * i)), R.scissor_xy(g(ss0 + 2 * i + 1)))
         out.append(Slot(i, vp, vs, ss))
     return Phase(kind=raw["kind"], drawn=raw["at_draw"] is not None,
-                 window_scissor=(R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_TL)), R.reg_xy(g(R.GRAS_SC_WINDOW_SCISSOR_BR))),
-                 window_offset=R.reg_xy(g(R.RB_WINDOW_OFFSET)), bin_size=(bw, bh), force_lrz_dis=lrz_dis,
-                 lrz_enable=bool(g(R.GRAS_LRZ_CNTL) & 1), foveat=fov, slots=tuple(out),
-                 slot_count=max((i + 1 for i in range(R.MAX_VIEWPORTS) if R.GRAS_CL_VIEWPORT + 6 * i in raw["written"]),
+                 window_scissor=(R.reg_xy(g(t.gras_sc_window_scissor_tl)), R.reg_xy(g(t.gras_sc_window_scissor_br))),
+                 window_offset=R.reg_xy(g(t.rb_window_offset)), bin_size=(bw, bh), force_lrz_dis=lrz_dis,
+                 lrz_enable=bool(g(t.gras_lrz_cntl) & 1), foveat=fov, slots=tuple(out),
+                 slot_count=max((i + 1 for i in range(R.MAX_VIEWPORTS) if vp0 + 6 * i in raw["written"]),
                                 default=0),
                  stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
                  fs_params=fs_params_of(raw["patches"], views))
 
 
 def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass:
-    """Decode one render pass's submit of a ``chip``-generation GPU (6 or 7: the GPU the box was
-    asked to open; the dump's chip id encodes newer parts differently); ``slots`` viewport slots
-    are read per phase."""
-    lis = _Phases(chip)
+    """Decode one render pass's submit of a ``chip``-generation GPU (6, 7 or 8: the GPU the box
+    was asked to open; the dump's chip id encodes newer parts differently) with that generation's
+    register table (:func:`turnip_box.registers.table`); ``slots`` viewport slots are read per
+    phase."""
+    t = R.table(chip)
+    lis = _Phases(chip, t)
     walk(dump, lis)
     phases = [_phase(p, chip, slots, lis.regs, views) for p in lis.phases]
     binning = next((p for p in phases if p.kind == "binning"), None)
@@ -210,8 +217,8 @@ def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass
     # a GMEM pass whose every tile is invisible runs its binning pass and renders no bin
     mode = "gmem" if bins or binning is not None else "sysmem" if sysmem is not None else "none"
     # VSC_BIN_SIZE / VSC_EXPANDED_BIN_CNTL are written by the binning pass only (update_vsc_pipe)
-    tsize = R.vsc_bin_size(lis.regs[R.VSC_BIN_SIZE]) if binning is not None and R.VSC_BIN_SIZE in lis.regs else None
-    tcount = R.vsc_bin_count(lis.regs[R.VSC_EXPANDED_BIN_CNTL]) \
-        if binning is not None and R.VSC_EXPANDED_BIN_CNTL in lis.regs else None
+    tsize = t.bin_size(lis.regs[t.vsc_bin_size]) if binning is not None and t.vsc_bin_size in lis.regs else None
+    tcount = R.vsc_bin_count(lis.regs[t.vsc_expanded_bin_cntl]) \
+        if binning is not None and t.vsc_expanded_bin_cntl in lis.regs else None
     return DriverPass(chip=chip, render_mode=mode, tile_size=tsize, tile_count=tcount, binning=binning, bins=bins,
                       sysmem=sysmem)

@@ -35,8 +35,8 @@ from fdm.scenario import Scenario
 
 #: the GPU ids Mesa's freedreno noop shim opens (``FD_GPU_ID``) for the profiles the model has
 SHIM_GPU_IDS = {"a618": 618, "a630": 630, "a660": 660, "a730": 730, "a740": 740, "a750": 750, "a810": 810, "a830": 830}
-#: the GPUs whose streams the box decodes (a6xx and a7xx register offsets)
-DECODED_CHIPS = (6, 7)
+#: the GPUs whose streams the box decodes (turnip_box.registers.table: a6xx/a7xx and a8xx offsets)
+DECODED_CHIPS = (6, 7, 8)
 COLOUR_FORMATS = {1: 9, 2: 16, 4: 37, 8: 97, 16: 109}     # VkFormat by bytes per texel
 DEPTH_FORMATS = {1: 127, 2: 124, 4: 126}                  # S8_UINT (stencil only), D16_UNORM, D32_SFLOAT
 
