@@ -201,3 +201,19 @@ def test_environment_always_says_the_validation_choice(tmp_path: Path) -> None:
     # the layers are the box's only (the process refuses when they are missing there)
     assert on["VK_LAYER_PATH"] == off["VK_LAYER_PATH"] == str(box.root / "usr/share/vulkan/explicit_layer.d")
     assert validation_required(on) and not validation_required(off) and validation_required({})
+
+
+def test_thread_mode_follows_br_not_bv(tmp_path: Path) -> None:
+    """CP_COND_REG_EXEC in THREAD_MODE (adreno_pm4.xml: BV bit 25, BR bit 26): the walk is the
+    BR's, so a BR block runs and a BV-only block is skipped."""
+    seen: list[tuple[int, int]] = []
+
+    class Regs(Listener):
+        def reg(self, reg: int, value: int) -> None:
+            seen.append((reg, value))
+
+    bv, br = pkt4(0x100, 1), pkt4(0x200, 2)
+    ib = (pkt7(0x47, (5 << 28) | (1 << 25), len(bv)) + bv      # BV only: skipped
+          + pkt7(0x47, (5 << 28) | (1 << 26), len(br)) + br)    # BR: run
+    walk(read_rd(rd_file(tmp_path, {IB1: ib}, IB1, len(ib))), Regs())
+    assert seen == [(0x200, 2)]
