@@ -240,8 +240,8 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
     chip = it.scenario.gpu.chip
     if chip not in DECODED_CHIPS:
         return Outcome(item=it, status=NOT_SUPPORTED,
-                       why=f"turnip recorded the pass on {it.gpu}, but the box's stream decoder reads a6xx/a7xx "
-                           f"registers only (a{chip}xx moved them)")
+                       why=f"turnip recorded the pass on {it.gpu}, but the box's stream decoder has no register "
+                           f"table for a{chip}xx (it reads a6xx, a7xx and a8xx)")
     try:
         dp = driver_pass(read_rd(Path(rec.rd[-1])), slots_of(plan), chip, views_of(plan))
     except (StreamError, TurnipFdmError, KeyError, ValueError) as e:

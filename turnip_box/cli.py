@@ -47,7 +47,7 @@ GPUS = tuple(SHIM_GPU_IDS)
 DESCRIPTION = """\
 Mesa's real turnip driver, run on this machine without an Adreno GPU, as the model's oracle.
 turnip opens an Adreno 618/630/660/730/740/750/810/830 under Mesa's noop DRM shim and records real
-command streams; the box decodes what it programs for every bin (a6xx and a7xx) and compares it
+command streams; the box decodes what it programs for every bin (a6xx, a7xx, a8xx) and compares it
 with the model.
 
   box setup                 build the box once (a Debian root, cached; needs root)
@@ -176,7 +176,7 @@ def _info(args: argparse.Namespace) -> int:
     lines = [device_info(box, gpu, passed) for gpu in GPUS]
     for line in lines:
         print(line)
-    print(f"decoded: a6xx and a7xx streams; {R8G8_NOTE}")
+    print(f"decoded: a6xx, a7xx and a8xx streams; {R8G8_NOTE}")
     if all(": not supported:" in ln for ln in lines):
         raise _not_opened(box, lines[0].split(": not supported: ", 1)[1], GPUS[0])
     return 0

@@ -296,7 +296,8 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
     gpu = str(info["gpu"])
     chip = fdm.get_gpu(gpu).chip
     if chip not in DECODED_CHIPS:
-        raise NotSupported(f"the box's stream decoder reads a6xx/a7xx registers only, not a{chip}xx's ({gpu})")
+        raise NotSupported(f"the box's stream decoder has no register table for a{chip}xx ({gpu}; it reads a6xx, "
+                           "a7xx and a8xx)")
     passes = info.get("passes", [])
     if not passes:
         return Verdict(status="Fail", message="the case recorded no FDM pass")
