@@ -1,6 +1,7 @@
 """Named driver variants: alternative readings of a turnip function that the model can select,
 per scenario (``[driver]`` table) or per command (``--variant NAME=VALUE``).  The default of each
-is upstream turnip 26.2 (pop-os/mesa 26.2.0-rc3); the other values name the fork and commit the
+is upstream turnip 26.2 (pop-os/mesa 26.2.0-rc3; ``tu_emit_subsampled``: Mesa 26.2.6 as the box
+records it, which hands the solver's offsets); the other values name the fork and commit the
 reading comes from (docs/driver-revisions.md lists them with :data:`fdm.revisions.DRIVER_VARIANTS`).
 
 ``bin_merging`` (``upstream`` / ``fixed`` = the tencentmalos fork's ``try_merge_tiles``
@@ -20,9 +21,11 @@ from .options import choice
 #: the offsets ``tu_calc_tile_config`` hands ``tu_calc_subsampled`` under a shared viewport:
 #: NULL (upstream, pop-os @ aee40d4a) or the real ones (sailfish @ 9429b474)
 TileConfigOffsets = Literal["upstream", "sailfish-9429b474"]
-#: the offsets ``tu_emit_subsampled`` hands the metadata and apron code: the real ones even
-#: under a shared viewport (upstream, pop-os @ 4ff7b570) or the solver's (tencentmalos @ 16ad8431)
-EmitSubsampledOffsets = Literal["upstream", "tencentmalos-16ad8431"]
+#: the offsets ``tu_emit_subsampled`` hands the metadata and apron code under a shared viewport:
+#: the solver's, NULL (upstream: Mesa 26.2.6 as the box records it - the header offset is 0 -, and
+#: tencentmalos @ 16ad8431), or the real ones (pop-os @ 4ff7b570 as read: finding n).  Mesa 26.1.6
+#: hands the real ones to both (tu_calc_tile_config = "sailfish-9429b474", either value here)
+EmitSubsampledOffsets = Literal["upstream", "pop-os-4ff7b570", "tencentmalos-16ad8431"]
 #: the "adjacent in subsampled space" skip of ``tu_calc_subsampled_aprons``: edge equality and
 #: overlap of the other axis (upstream, pop-os @ 4ff7b570) or edge equality only (sailfish @ 9429b474)
 ApronAdjacency = Literal["upstream", "sailfish-9429b474"]

@@ -186,12 +186,17 @@ class SubsampledLayout:
         """``b_o`` as ``tu_emit_subsampled`` hands it to the metadata and apron code.
 
         ``offsets_under_shared_viewport`` None follows the scenario's
-        ``driver.tu_emit_subsampled``: upstream (pop-os @ 4ff7b570) hands the real FDM offsets
-        even under a shared viewport, where the solver ran with NULL (``tu_cmd_render_tiles``
-        nulls them only without FDM; docs/findings.md, finding n); ``tencentmalos-16ad8431``
-        hands the solver's.  ``"real"`` / ``"null"`` select those offsets explicitly."""
+        ``driver.tu_emit_subsampled``: upstream hands the solver's offsets (NULL under a shared
+        viewport), as Mesa 26.2.6 does in the box (``tu_emit_subsampled`` /
+        ``tu_emit_subsampled_metadata``, tu_cmd_buffer.cc / tu_subsampled_image.cc: the metadata
+        header offset it writes is 0; Mesa 26.1.6 hands the real offsets to the solver too, which is
+        ``driver.tu_calc_tile_config = "sailfish-9429b474"``), and so does
+        ``tencentmalos-16ad8431``; ``pop-os-4ff7b570`` is that commit as read (26.2.0-rc3:
+        ``tu_cmd_render_tiles`` nulls the offsets only without FDM, so the real ones reach the
+        metadata and aprons where the solver ran with NULL; docs/findings.md, finding n).
+        ``"real"`` / ``"null"`` select those offsets explicitly."""
         if offsets_under_shared_viewport is None:
-            if self.plan.scenario.driver.tu_emit_subsampled == "upstream":
+            if self.plan.scenario.driver.tu_emit_subsampled == "pop-os-4ff7b570":
                 offsets_under_shared_viewport = "real"
             else:
                 return self.bin_offset(view)

@@ -216,8 +216,17 @@ def _floats(dw: Sequence[int]) -> tuple[float, ...]:
     return tuple(f32(v) for v in dw)
 
 
+def _packed(x: int, y: int) -> tuple[int, int]:
+    """``(x, y)`` through turnip's packer of an ``a6xx_reg_xy`` register and back: the dword is
+    ``x | y << 16`` unmasked (a release build does not mask the fields: a negative X, the A2D
+    scissor start of a bin left of the render area, fills Y's bits - the box shows Y 0x3fff), read
+    as X bits 0-13, Y bits 16-29.  The model gives the ``uint32`` values before packing."""
+    return _xy((int(x) | int(y) << 16) & 0xFFFFFFFF)
+
+
 def _corners(c: Corners) -> Corners:
-    return (int(c[0][0]), int(c[0][1])), (int(c[1][0]), int(c[1][1]))
+    """Model corners as the stream holds them (:func:`_packed`)."""
+    return _packed(*c[0]), _packed(*c[1])
 
 
 def differences(name: str, gpu: str, drv: DriverSubsampled, plan: RenderPassPlan | SysmemPlan, chip: int,

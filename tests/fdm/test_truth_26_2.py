@@ -161,8 +161,9 @@ def test_emit_subsampled_hands_the_real_offsets_under_a_shared_viewport() -> Non
     ``tu_bin_offset(fdm_offsets[view], tiling)``), while ``tu_calc_tile_config`` (tu_tile_config.cc,
     pop-os @ aee40d4a) gave ``tu_calc_subsampled`` ``shared_viewport ? NULL : fdm_offsets``.
     Minimal scenario: a740, 384x320, tile 192x160, 2 views writing gl_ViewportIndex, offsets
-    (40, -16): b_o = (192 - 40, 16) = (152, 16).  Upstream is the default; the tencentmalos
-    reading (@ 16ad8431) hands the solver's (NULL -> (0, 0))."""
+    (40, -16): b_o = (192 - 40, 16) = (152, 16).  That is the reading ``pop-os-4ff7b570``; the
+    default (upstream: Mesa 26.2.6 as the box records it) and the tencentmalos
+    reading (@ 16ad8431) hand the solver's (NULL -> (0, 0))."""
     from layout_solver import tu_calc_subsampled
     from layout_solver.metadata import layout_metadata
 
@@ -171,7 +172,10 @@ def test_emit_subsampled_hands_the_real_offsets_under_a_shared_viewport() -> Non
                                    fdm_offsets=((40, -16), (40, -16)),
                                    density={"format": "R32G32_SFLOAT",
                                             "views": [{"generator": "constant", "size": [12, 10], "density": 0.5}]})
-    up = tu_calc_subsampled(plan_render_pass(make_scenario(**base)))
+    default = tu_calc_subsampled(plan_render_pass(make_scenario(**base)))
+    assert default.bin_offsets is None and default.emit_bin_offset(0) == (0, 0)
+    up = tu_calc_subsampled(plan_render_pass(make_scenario(**base, driver={"tu_emit_subsampled":
+                                                                             "pop-os-4ff7b570"})))
     assert up.bin_offsets is None                       # the solver ran with NULL
     assert up.emit_bin_offset(0) == (152, 16)           # metadata and aprons get the real b_o
     # header offset = b_o / T = (152/192, 16/160)
