@@ -100,6 +100,8 @@ class Outcome:
     seconds: float = 0.0
     driver: DriverPass | None = None
     plan: Plan | None = None
+    #: a pass with a subsampled attachment: its decoded stores, metadata and aprons (``box plan``)
+    subsampled: Any = None
 
     def line(self) -> str:
         """The one line of a verdict that is not an agreement (the first difference, cause first)."""
@@ -247,13 +249,14 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
     except (StreamError, TurnipFdmError, KeyError, ValueError) as e:
         return Outcome(item=it, status=ERROR, why=f"decoding the stream: {e}")
     diffs, n = differences(it.name, it.gpu, dp, plan)
+    sub = None
     if it.scenario.subsampled and chip in (6, 7):
         # the subsampled store path, metadata and aprons (turnip_box.subsampled: a6xx/a7xx offsets)
         from . import subsampled
 
         try:
-            sd, sn = subsampled.differences(it.name, it.gpu, subsampled.driver_subsampled(read_rd(Path(rec.rd[-1]))),
-                                            plan, chip)
+            sub = subsampled.driver_subsampled(read_rd(Path(rec.rd[-1])))
+            sd, sn = subsampled.differences(it.name, it.gpu, sub, plan, chip)
         except (StreamError, KeyError, ValueError) as e:
             return Outcome(item=it, status=ERROR, why=f"decoding the subsampled stores: {e}")
         except TurnipFdmError as e:
@@ -261,7 +264,8 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
         diffs, n = diffs + sd, n + sn
     bins = min(len(dp.bins), len(plan.tiles)) if isinstance(plan, RenderPassPlan) else 1
     return Outcome(item=it, status=DIFFER if diffs else AGREE, differences=tuple(diffs), compared=n, bins=bins,
-                   driver=dp if detail else None, plan=plan if detail else None)
+                   driver=dp if detail else None, plan=plan if detail else None,
+                   subsampled=sub if detail else None)
 
 
 # ---- running -----------------------------------------------------------------------------------

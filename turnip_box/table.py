@@ -69,6 +69,33 @@ def side_by_side(o: Outcome) -> str:
                              f"{'on' if t.lrz else 'off':<4} {_fov(f):<12} "
                              f"{_fs(fs0):<16} "
                              + (f"{s0[0]:g},{s0[2]:g},{s0[1]:g},{s0[3]:g}" if s0 else "-"))
+    if o.subsampled is not None:
+        lines.extend(_subsampled(o))
     for x in o.differences:
         lines.append("  " + x.line())
     return "\n".join(lines)
+
+
+def _subsampled(o: Outcome) -> list[str]:
+    """A pass with a subsampled attachment: per bin the store turnip ran (fast: the resolve
+    scissor @ RB_RESOLVE_WINDOW_OFFSET; a2d: destination <- source), then the metadata writes and
+    the apron blit lists, beside the model's (turnip_box.subsampled)."""
+    from layout_solver.subsampled_pass import subsampled_pass
+
+    d = o.subsampled
+    sp = subsampled_pass(o.plan) if o.plan is not None else None
+    out = ["subsampled: per bin the store (fast: resolve scissor @ window offset; a2d: dst <- src)"]
+    for i, b in enumerate(d.bins):
+        drv = [f"fast {_ws(r[0])} @ {_xy(r[1])}" for r in b.resolve]
+        drv += [f"a2d {_ws(a[0])} <- {_ws(a[1])}" for a in b.a2d]
+        out.append(f"{i:>4} driver {'; '.join(sorted(set(drv))) or '-'}")
+        if sp is not None and i < len(sp.stores):
+            fast = sp.fast_store[i] if i < len(sp.fast_store) else False
+            mod = [f"fast {_ws(s.resolve_scissor)} @ {_xy(s.resolve_window_offset)}" if fast
+                   else f"a2d {_ws(s.store_dst)} <- {_ws(s.store_src)}" for s in sp.stores[i]]
+            out.append(f"{i:>4} model  {'; '.join(sorted(set(mod)))}")
+    blits = sum(len(a) for a in d.aprons)
+    out.append(f"metadata writes driver {len(d.metadata)}, model {len(sp.metadata) if sp else '-'}; apron lists "
+               f"driver {len(d.aprons)} ({blits} blits), model "
+               + (f"{len(sp.aprons)} ({sum(len(a) for a in sp.aprons)} blits)" if sp else "-"))
+    return out
