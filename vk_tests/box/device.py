@@ -27,10 +27,12 @@ suite's runner (:mod:`vk_tests.suite.runner`) that runs and judges the cases its
   case's scenario as the pass rendered it (:func:`rendered_scenario`: the pass's own
   attachments, depth and draws, turnip's own bin merging, through
   :func:`turnip_box.jobs.model_scenario` on the box's GPU: turnip picks its own tile size) by
-  :func:`turnip_box.compare.differences`.  Left out, and said so, where the plan does not
-  describe the pass: the FS-constants patch of a shader that reads no ``gl_FragCoord``
-  (``FdmPass.fs_fdm_constants``: turnip patches nothing) and the store path of a subsampled
-  attachment (``FdmPass.subsampled``: :data:`SUBSAMPLED_STORE`).  The verdict is ``StreamAgree`` or ``StreamDiffer``
+  :func:`turnip_box.compare.differences`, and for a pass with a subsampled attachment (named in
+  ``as_rendered``) its subsampled stores, metadata and aprons (:func:`turnip_box.subsampled.differences`).
+  Left out, and said so, where the plan does not describe the pass: the FS-constants patch of a
+  shader that reads no ``gl_FragCoord`` (``FdmPass.fs_fdm_constants``: turnip patches nothing) and,
+  for a stored bundle whose pass as rendered does not name its subsampled attachment, the
+  subsampled store path (:data:`SUBSAMPLED_STORE`).  The verdict is ``StreamAgree`` or ``StreamDiffer``
   (:data:`vk_tests.suite.cases.STATUSES`), never a pixel pass.  The output keeps the chosen
   ``.rd`` of each pass as an image of bytes (``stream<i>``) and ``info["judged_on"] = "stream"``.
 * **Other cases.**  Host cases need no device and run as everywhere; any other case that needs a
@@ -57,6 +59,7 @@ import numpy as np
 import fdm
 from fdm.errors import TurnipFdmError
 from turnip_base.errors import NotSupported, ScenarioError
+from turnip_box import subsampled
 from turnip_box.check import slots_of, views_of
 from turnip_box.compare import cause_rank, differences
 from turnip_box.decode import DriverPass, driver_pass
@@ -321,16 +324,21 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
                                                                        f"refuses it, as the case expects: {e}")
                 return Verdict(status="ModelRefused",
                                message=f"turnip recorded FDM pass {i}; the model refused it: {e}")
-            dp: DriverPass = driver_pass(read_rd(_rd_of(output, p["stream"], Path(tmp))), slots_of(plan), chip,
-                                         views_of(plan))
+            rd = read_rd(_rd_of(output, p["stream"], Path(tmp)))
+            dp: DriverPass = driver_pass(rd, slots_of(plan), chip, views_of(plan))
             got, n = differences(case.name, gpu, dp, plan)
             if not p.get("fs_constants", True):
                 # the pass's shader reads no FDM constants: turnip patches none, the plan has them
                 dropped = [d for d in got if d.field == "fs_params" and d.driver is None]
                 got, n = [d for d in got if d not in dropped], n - len(dropped)
-            if p.get("subsampled"):
-                # a subsampled attachment is stored to its subsampled layout, and tile select's
-                # fast-store predicate counts subsampled views: the plan models neither
+            if p.get("subsampled") and plan.scenario.subsampled and chip in (6, 7):
+                # the pass as rendered names its subsampled attachments: the subsampled stores,
+                # metadata and aprons are compared (turnip_box.subsampled)
+                sd, sn = subsampled.differences(case.name, gpu, subsampled.driver_subsampled(rd), plan, chip)
+                got, n = got + sd, n + sn
+            elif p.get("subsampled"):
+                # a bundle whose pass as rendered does not name its subsampled attachment (or an
+                # a8xx stream): the subsampled store path is left out
                 dropped = [d for d in got if d.field in SUBSAMPLED_STORE]
                 got, n = [d for d in got if d not in dropped], n - len(dropped)
                 notes.add("the store path of subsampled attachments is not compared")

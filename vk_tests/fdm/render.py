@@ -147,8 +147,11 @@ class CorePass(FdmPass):
         read at each bin's first draw."""
         load = "load" if self.load_op == "load" else "clear"
         parts = self.parts()
-        out: dict[str, Any] = {"attachments": [{"cpp": 8, "load_op": load, "store_op": "store"}
-                                               for _ in range(self.ATT)], "depth_load_op": "none", "draws": len(parts)}
+        att: dict[str, Any] = {"cpp": 8, "load_op": load, "store_op": "store"}
+        if self.subsampled:  # every target is created with VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT
+            att["subsampled"] = True
+        out: dict[str, Any] = {"attachments": [dict(att) for _ in range(self.ATT)], "depth_load_op": "none",
+                               "draws": len(parts)}
         if len(parts) > 1:
             out["scissors"] = [list(parts[0][0])]
         return out

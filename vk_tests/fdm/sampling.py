@@ -306,8 +306,10 @@ class ApronPass(FdmPass):
                                               render_pass=self.rp)
 
     def as_rendered(self) -> dict[str, Any]:
-        """:meth:`FdmPass.as_rendered`: two RGBA8 colour attachments, cleared and stored; one draw."""
-        return {"attachments": [{"cpp": 4, "load_op": "clear", "store_op": "store"} for _ in range(2)],
+        """:meth:`FdmPass.as_rendered`: two RGBA8 colour attachments, cleared and stored, the first
+        subsampled; one draw."""
+        return {"attachments": [{"cpp": 4, "load_op": "clear", "store_op": "store", "subsampled": True},
+                                {"cpp": 4, "load_op": "clear", "store_op": "store"}],
                 "depth_load_op": "none", "draws": 1}
 
     def _render_pass(self) -> Handle:
