@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, NoReturn
@@ -43,8 +44,18 @@ TU_DEBUG_FLAGS: tuple[TuDebugFlag, ...] = ("sysmem", "gmem")
 # Limits of the schema (docs/scenario.md, "Limits").  Each is checked before anything of that
 # size is allocated, so that no input can cost gigabytes of memory or a traceback.
 
-#: largest scenario file read (bytes)
+#: largest scenario file read (bytes): JSON (decoded in C)
 MAX_SCENARIO_BYTES = 16 << 20
+#: largest TOML scenario file (bytes): tomllib decodes in Python, about 100 times slower than json
+MAX_TOML_BYTES = 1 << 20
+#: most commas in a JSON scenario (about its values), counted before decoding so that a refusal
+#: is quick: an inline density map of up to about 2^17 [x, y] texels; a larger one is an image
+MAX_JSON_COMMAS = 1 << 18
+#: most commas and line breaks in a TOML scenario (its values and keys), counted before decoding
+MAX_TOML_ITEMS = 1 << 16
+#: most parts of one dotted TOML key (``a.b.c``): tomllib's time and memory grow with the
+#: square of it; a key cannot nest deeper than the data (:data:`MAX_NESTING`)
+MAX_TOML_KEY_PARTS = 8
 #: deepest nesting of arrays/tables in a scenario (a density map of [x, y] pairs needs 5)
 MAX_NESTING = 8
 #: largest density-map image or generator size per axis (texels)
@@ -273,23 +284,41 @@ def _viewport(v: Any, field: str) -> Viewport:
 def _check_density_leaves(v: Any, field: str) -> None:
     """Every leaf of nested arrays is a number (not a string, a boolean or a table), there are at
     most ``2 * MAX_FDM_TEXELS`` of them, nesting is at most 3 deep; iterative, so that no input
-    reaches numpy's converters (which accept strings and booleans) or the recursion limit."""
+    reaches numpy's converters (which accept strings and booleans) or the recursion limit.  A row
+    of plain numbers is checked at C speed (the types of its items as a set)."""
     stack: list[tuple[Any, int]] = [(v, 0)]
     leaves = 0
     while stack:
         x, depth = stack.pop()
-        if isinstance(x, (list, tuple)):
-            if depth >= 3:
-                raise ScenarioError(field, "densities nest at most 3 deep (rows of [x, y] pairs)")
+        if not isinstance(x, (list, tuple)):
+            _check_density_leaf(x, field)
+            leaves += 1
+        elif depth >= 3:
+            raise ScenarioError(field, "densities nest at most 3 deep (rows of [x, y] pairs)")
+        elif set(map(type, x)) <= _PLAIN_NUMBERS:
+            _check_int_densities(x, field)
+            leaves += len(x)
+        else:
             stack.extend((y, depth + 1) for y in x)
-            continue
-        if isinstance(x, bool) or not isinstance(x, (int, float)):
-            raise ScenarioError(field, f"densities must be numbers, got {type(x).__name__}")
-        if isinstance(x, int) and not 0 <= x <= 1:
-            raise ScenarioError(field, f"density must lie in [0, 1], got {x}")
-        leaves += 1
         if leaves > 2 * MAX_FDM_TEXELS:
             raise ScenarioError(field, f"at most {MAX_FDM_TEXELS} texels of [x, y] densities")
+
+
+#: the item types of a row checked at once by :func:`_check_density_leaves`
+_PLAIN_NUMBERS = frozenset((int, float))
+
+
+def _check_density_leaf(x: Any, field: str) -> None:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise ScenarioError(field, f"densities must be numbers, got {type(x).__name__}")
+    if isinstance(x, int) and not 0 <= x <= 1:
+        raise ScenarioError(field, f"density must lie in [0, 1], got {x}")
+
+
+def _check_int_densities(row: Sequence[Any], field: str) -> None:
+    """The integers of a row of plain numbers are 0 or 1 (before numpy turns a huge one into inf)."""
+    for x in (y for y in row if type(y) is int and not 0 <= y <= 1):
+        raise ScenarioError(field, f"density must lie in [0, 1], got {x}")
 
 
 def _densities(v: Any, field: str) -> np.ndarray:
@@ -674,20 +703,59 @@ def make_scenario(**fields: Any) -> Scenario:
     return parse_scenario(fields)
 
 
+#: the leaf types of decoded JSON and TOML, skipped at C speed by :func:`_check_nesting`
+_LEAVES = (str, int, float, type(None))
+
+
 def _check_nesting(data: Any) -> None:
-    """Refuse data nested deeper than :data:`MAX_NESTING` (iteratively, without recursion)."""
+    """Refuse data nested deeper than :data:`MAX_NESTING` (iteratively, without recursion; only
+    containers are pushed, so a long array of numbers costs one list comprehension)."""
     stack: list[tuple[Any, int]] = [(data, 0)]
     while stack:
         x, depth = stack.pop()
-        if depth > MAX_NESTING:
-            raise ScenarioError("scenario", f"arrays and tables nest at most {MAX_NESTING} deep")
         if isinstance(x, Mapping):
-            stack.extend((y, depth + 1) for y in x.values())
+            children: Sequence[Any] = list(x.values())
         elif isinstance(x, (list, tuple)):
-            stack.extend((y, depth + 1) for y in x)
+            children = x
+        else:
+            continue
+        if children and depth >= MAX_NESTING:  # its children sit one level deeper than the limit
+            raise ScenarioError("scenario", f"arrays and tables nest at most {MAX_NESTING} deep")
+        stack.extend((y, depth + 1) for y in [y for y in children if not isinstance(y, _LEAVES)])
+
+
+#: a TOML key part: bare, "basic" or 'literal'
+_TOML_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+#: a dotted key of more than MAX_TOML_KEY_PARTS parts where a key stands: at the start of a line,
+#: in a table header or an inline table, and followed by ``=`` or ``]``
+_TOML_LONG_KEY = re.compile(rf"(?:^|(?<=[\[{{,]))[ \t]*{_TOML_KEY_PART}"
+                            rf"(?:[ \t]*\.[ \t]*{_TOML_KEY_PART}){{{MAX_TOML_KEY_PARTS},}}[ \t]*[=\]]", re.MULTILINE)
+
+
+def check_scenario_text(text: str, fmt: str, field: str = "scenario") -> None:
+    """The limits a scenario's text must meet before it is decoded (docs/scenario.md, "Limits"):
+    counted in C over the text, so that a file far too big is refused in milliseconds, not after
+    the decoder has built millions of objects."""
+    if fmt == "json":
+        commas = text.count(",")
+        if commas > MAX_JSON_COMMAS:
+            raise ScenarioError(field, f"a JSON scenario has at most {MAX_JSON_COMMAS} commas (values), got {commas}")
+        return
+    if len(text) > MAX_TOML_BYTES:
+        raise ScenarioError(field, f"a TOML scenario has at most {MAX_TOML_BYTES} characters, got {len(text)} "
+                                   "(a large density map: JSON or an image)")
+    items = text.count(",") + text.count("\n")
+    if items > MAX_TOML_ITEMS:
+        raise ScenarioError(field, f"a TOML scenario has at most {MAX_TOML_ITEMS} commas and line breaks "
+                                   f"(values and keys), got {items} (a large density map: JSON or an image)")
+    if _TOML_LONG_KEY.search(text):
+        raise ScenarioError(field, f"a dotted key has at most {MAX_TOML_KEY_PARTS} parts "
+                                   f"(arrays and tables nest at most {MAX_NESTING} deep)")
 
 
 def decode_scenario_text(text: str, fmt: str, field: str = "scenario") -> Any:
+    """Decode a scenario's JSON or TOML text, within the limits of :func:`check_scenario_text`."""
+    check_scenario_text(text, fmt, field)
     try:
         if fmt == "json":
             return json.loads(text)
@@ -706,11 +774,14 @@ def load_scenario(path: str, variants: Sequence[str] = ()) -> Scenario:
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".toml", ".json"):
         raise ScenarioError("scenario", f"file must end in .toml or .json, got {path!r}")
-    _check_file(path, "scenario", MAX_SCENARIO_BYTES)
+    limit = MAX_SCENARIO_BYTES if ext == ".json" else MAX_TOML_BYTES
+    _check_file(path, "scenario", limit)
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            text = f.read(limit + 1)  # a file that grew since its size was checked: one past the limit
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise ScenarioError("scenario", f"cannot read {path!r}: {_os_reason(e)}") from None
+    if len(text.encode("utf-8")) > limit:
+        raise ScenarioError("scenario", f"{path!r} has more than the limit {limit} bytes")
     data = apply_variant_flags(decode_scenario_text(text, ext[1:]), tuple(variants))
     return parse_scenario(data, base_dir=os.path.dirname(os.path.abspath(path)))
