@@ -1,6 +1,8 @@
 """``./dev`` tells a new user what it is doing before the slow parts: the first run says it is
 setting up ``.venv`` before pip runs (and is quiet once it is set up), and ``./dev test`` names
-the Debian packages it will apt-install (chromium, ...) before apt-get runs.  The script runs in
+the Debian packages it will apt-install (chromium, ...) before apt-get runs, and that apt-get
+waits for a package lock another apt or dpkg holds (``DPkg::Lock::Timeout``) instead of failing;
+an unknown task is named, with the task list, status 2.  The script runs in
 a scratch copy with stub ``python3``, ``dpkg``, ``apt-get`` and ``sudo`` on PATH: nothing is
 installed."""
 
@@ -50,9 +52,13 @@ def scratch(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     return work, env
 
 
+def run_dev(work: Path, env: dict[str, str], *argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(work / "dev"), *argv], cwd=cwd or work, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
 def dev(work: Path, env: dict[str, str], *argv: str) -> list[str]:
-    r = subprocess.run(["bash", str(work / "dev"), *argv], cwd=work, env=env, capture_output=True, text=True,
-                       timeout=60)
+    r = run_dev(work, env, *argv)
     assert r.returncode == 0, r.stderr
     return r.stderr.splitlines()
 
@@ -79,3 +85,48 @@ def test_test_names_the_debian_packages_before_installing(scratch: tuple[Path, d
     assert said < first(lines, "STUB apt-get update") < first(lines, "STUB apt-get install")
     assert first(lines, "the whole suite: about 7 minutes") < first(lines, "STUB python -m pytest")
     assert not any("about 7 minutes" in ln for ln in dev(work, env, "test", "tests/cli"))
+
+
+TASKS = ("demo", "test", "test-fast", "lint", "fuzz [N]", "suite ARGS...", "run ARGS...", "help")
+
+
+@pytest.mark.parametrize("argv", [["bogus"], [], ["--bogus"]])
+def test_an_unknown_task_is_named_with_the_task_list(scratch: tuple[Path, dict[str, str]], argv: list[str],
+                                                     tmp_path: Path) -> None:
+    work, env = scratch
+    r = run_dev(work, env, *argv, cwd=tmp_path)   # from another directory too
+    lines = r.stderr.splitlines()
+    assert r.returncode == 2 and r.stdout == ""
+    assert lines[0] == (f"dev: unknown task '{argv[0]}'" if argv else "dev: no task given")
+    assert lines[1] == "tasks:"
+    assert [ln.split()[1] for ln in lines[2:]] == [t.split()[0] for t in TASKS]
+    assert "set -euo pipefail" not in r.stderr
+
+
+def test_help_prints_the_task_list(scratch: tuple[Path, dict[str, str]]) -> None:
+    work, env = scratch
+    r = run_dev(work, env, "help")
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "tasks:"
+    assert all(f"  ./dev {t}" in r.stdout for t in TASKS)
+
+
+def test_apt_get_waits_for_the_package_lock(scratch: tuple[Path, dict[str, str]]) -> None:
+    work, env = scratch
+    lines = dev(work, env, "test", "tests/cli")
+    assert any("waits up to 10 minutes" in ln for ln in lines)
+    calls = [ln for ln in lines if ln.startswith("STUB apt-get")]
+    assert len(calls) == 2 and all("-o DPkg::Lock::Timeout=600" in c for c in calls), calls
+
+
+def test_a_busy_lock_without_the_wait_fails_like_apt(scratch: tuple[Path, dict[str, str]]) -> None:
+    """The stub apt-get fails as apt does when the lock is held and the timeout is not given:
+    the check above is what keeps ./dev test from failing that way."""
+    work, env = scratch
+    stubs = Path(env["PATH"].split(":")[0])
+    busy = ('#!/bin/sh\ncase "$*" in *DPkg::Lock::Timeout=*) echo "STUB apt-get $*" >&2; exit 0;; esac\n'
+            'echo "E: Could not get lock /var/lib/dpkg/lock-frontend" >&2; exit 100\n')
+    executable(stubs / "apt-get", busy)
+    assert dev(work, env, "test", "tests/cli")[-1] == "STUB python -m pytest tests/cli"
+    (work / "dev").write_text((work / "dev").read_text().replace(' "${lock[@]}"', ""))
+    r = run_dev(work, env, "test", "tests/cli")
+    assert r.returncode == 100 and "Could not get lock" in r.stderr
