@@ -250,12 +250,12 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
         return Outcome(item=it, status=ERROR, why=f"decoding the stream: {e}")
     diffs, n = differences(it.name, it.gpu, dp, plan)
     sub = None
-    if it.scenario.subsampled and chip in (6, 7):
-        # the subsampled store path, metadata and aprons (turnip_box.subsampled: a6xx/a7xx offsets)
+    if it.scenario.subsampled:
+        # the subsampled store path, metadata and aprons (turnip_box.subsampled)
         from . import subsampled
 
         try:
-            sub = subsampled.driver_subsampled(read_rd(Path(rec.rd[-1])))
+            sub = subsampled.driver_subsampled(read_rd(Path(rec.rd[-1])), chip)
             sd, sn = subsampled.differences(it.name, it.gpu, sub, plan, chip)
         except (StreamError, KeyError, ValueError) as e:
             return Outcome(item=it, status=ERROR, why=f"decoding the subsampled stores: {e}")

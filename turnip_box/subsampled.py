@@ -19,7 +19,7 @@ pop-os @ 4ff7b570; the model: :mod:`layout_solver.subsampled_pass`):
   (``CP_LOAD_STATE6_GEOM``, ``ST6_UBO``, ``SS6_DIRECT``, ``SB6_VS_SHADER``) of 8 dwords a blit:
   ``fui`` of dst x0, y0, src x0, y0, dst x1, y1, src x1, y1.
 
-Register offsets (Mesa's ``src/freedreno/registers/adreno/a6xx.xml``, A6XX-A7XX):
+Register offsets (Mesa's ``src/freedreno/registers/adreno/a6xx.xml``, A6XX-A7XX; a8xx: :data:`A2D_A8XX`):
 ``RB_RESOLVE_CNTL_1/2`` 0x88d1/0x88d2 (``a6xx_reg_xy``; RB_BLIT_SCISSOR_TL/BR in older files),
 ``RB_RESOLVE_WINDOW_OFFSET`` 0x88d4 (``a6xx_reg_xy``; RB_WINDOW_OFFSET2 in older files),
 ``RB_RESOLVE_OPERATION`` 0x88e3 (RB_BLIT_INFO), ``GRAS_A2D_SRC_XMIN..YMAX`` 0x8401-0x8404 (24.8
@@ -63,11 +63,25 @@ RB_RESOLVE_CNTL_1 = 0x88D1
 RB_RESOLVE_CNTL_2 = 0x88D2
 RB_RESOLVE_WINDOW_OFFSET = 0x88D4
 RB_RESOLVE_OPERATION = 0x88E3
-GRAS_A2D_SRC_XMIN = 0x8401
-GRAS_A2D_DEST_TL = 0x8405
-GRAS_A2D_DEST_BR = 0x8406
-GRAS_A2D_SCISSOR_TL = 0x840A
-GRAS_A2D_SCISSOR_BR = 0x840B
+
+
+@attrs.frozen
+class A2D:
+    """The A2D engine's registers of one generation: ``GRAS_A2D_SRC_XMIN`` (then XMAX, YMIN,
+    YMAX), ``GRAS_A2D_DEST_TL/BR``, ``GRAS_A2D_SCISSOR_TL/BR``."""
+
+    src: int
+    dest_tl: int
+    dest_br: int
+    scissor_tl: int
+    scissor_br: int
+
+
+#: a6xx.xml variants "A6XX-A7XX": 0x8401-0x8404, 0x8405/0x8406, 0x840a/0x840b
+A2D_A6XX = A2D(0x8401, 0x8405, 0x8406, 0x840A, 0x840B)
+#: a6xx.xml variants "A8XX-": 0x8501-0x8504, 0x8505/0x8506, 0x8507/0x8508 (the RB_RESOLVE_* registers
+#: keep their offsets: the a830 stream's patches write 0x88d1 x2 and 0x88d4)
+A2D_A8XX = A2D(0x8501, 0x8505, 0x8506, 0x8507, 0x8508)
 #: TU_PREDICATE_FAST_STORE (tu6_emit_tile_select sets it and NO_FAST_STORE with one CP_REG_TEST)
 FAST_STORE_BIT = 6
 #: CP_LOAD_STATE6_0: STATE_TYPE bits 14-15 (ST6_UBO 2), STATE_SRC 16-17 (SS6_DIRECT 0), STATE_BLOCK
@@ -122,6 +136,7 @@ def _is_metadata(values: tuple[int, ...]) -> bool:
 
 @attrs.define
 class _Listener(Listener):
+    a2d: A2D = A2D_A6XX
     regs: dict[int, int] = attrs.field(factory=dict)
     bins: list[dict[str, Any]] = attrs.field(factory=list)
     current: dict[str, Any] | None = None
@@ -166,10 +181,10 @@ class _Listener(Listener):
             return
         g = self.regs.get
         if opcode == CP_BLIT:
-            s = [g(GRAS_A2D_SRC_XMIN + k, 0) >> 8 for k in range(4)]
-            cur["a2d"].append(((_xy(g(GRAS_A2D_DEST_TL, 0)), _xy(g(GRAS_A2D_DEST_BR, 0))),
-                               ((s[0], s[2]), (s[1], s[3])),
-                               (_xy(g(GRAS_A2D_SCISSOR_TL, 0)), _xy(g(GRAS_A2D_SCISSOR_BR, 0)))))
+            r = self.a2d
+            s = [g(r.src + k, 0) >> 8 for k in range(4)]
+            cur["a2d"].append(((_xy(g(r.dest_tl, 0)), _xy(g(r.dest_br, 0))), ((s[0], s[2]), (s[1], s[3])),
+                               (_xy(g(r.scissor_tl, 0)), _xy(g(r.scissor_br, 0)))))
         elif payload and (payload[0] & 0x7F) == 0x1E and g(RB_RESOLVE_OPERATION, 0) & 3 in (0, 1):
             cur["fast"].append(((_xy(g(RB_RESOLVE_CNTL_1, 0)), _xy(g(RB_RESOLVE_CNTL_2, 0))),
                                 _xy(g(RB_RESOLVE_WINDOW_OFFSET, 0))))
@@ -183,9 +198,10 @@ class _Listener(Listener):
             self.ubos.append((payload[3] | (payload[4] & 0x1FFFF) << 32, payload[4] >> 17))
 
 
-def driver_subsampled(dump: Dump) -> DriverSubsampled:
-    """Decode the subsampled stores, metadata and apron blits of one pass's submit (a6xx/a7xx)."""
-    lis = _Listener()
+def driver_subsampled(dump: Dump, chip: int = 7) -> DriverSubsampled:
+    """Decode the subsampled stores, metadata and apron blits of one pass's submit of a
+    ``chip``-generation GPU (6, 7 or 8: the A2D registers moved on a8xx)."""
+    lis = _Listener(a2d=A2D_A8XX if chip >= 8 else A2D_A6XX)
     w = walk(dump, lis)
     aprons = []
     for addr, size in lis.ubos:

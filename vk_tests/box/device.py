@@ -331,14 +331,14 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
                 # the pass's shader reads no FDM constants: turnip patches none, the plan has them
                 dropped = [d for d in got if d.field == "fs_params" and d.driver is None]
                 got, n = [d for d in got if d not in dropped], n - len(dropped)
-            if p.get("subsampled") and plan.scenario.subsampled and chip in (6, 7):
+            if p.get("subsampled") and plan.scenario.subsampled:
                 # the pass as rendered names its subsampled attachments: the subsampled stores,
                 # metadata and aprons are compared (turnip_box.subsampled)
-                sd, sn = subsampled.differences(case.name, gpu, subsampled.driver_subsampled(rd), plan, chip)
+                sd, sn = subsampled.differences(case.name, gpu, subsampled.driver_subsampled(rd, chip), plan, chip)
                 got, n = got + sd, n + sn
             elif p.get("subsampled"):
-                # a bundle whose pass as rendered does not name its subsampled attachment (or an
-                # a8xx stream): the subsampled store path is left out
+                # a bundle whose pass as rendered does not name its subsampled attachment: the
+                # subsampled store path is left out
                 dropped = [d for d in got if d.field in SUBSAMPLED_STORE]
                 got, n = [d for d in got if d not in dropped], n - len(dropped)
                 notes.add("the store path of subsampled attachments is not compared")
