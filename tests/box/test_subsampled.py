@@ -26,7 +26,7 @@ from turnip_box.root import Box, find_box
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "examples/subsampled_box.toml"
-#: the GPUs of the shipped scenario: a730's layout shifts 5 bins and un-subsamples 4 (a750: 2, 6)
+#: the GPUs of the shipped scenario: a730's layout shifts 8 bins and un-subsamples 6 (a750: 3, 8)
 GPUS = ["a730", "a750"]
 pytestmark = pytest.mark.box
 
@@ -55,7 +55,7 @@ def _fields(outcomes: list[Outcome]) -> set[str]:
 def test_shipped_scenario_agrees(box: Box) -> None:
     out = _run(box)
     assert [o.status for o in out] == [AGREE, AGREE], [o.line() for o in out]
-    assert all(o.compared > 1000 for o in out)
+    assert all(o.compared > 500 for o in out)
 
 
 # ---- planted bugs ----------------------------------------------------------------------------
