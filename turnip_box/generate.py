@@ -6,7 +6,8 @@ sizes (unaligned ones included), 1-4 views with one density layer each, constant
 anisotropic and random (non-uniform) maps, FDM offsets per view, bin merging on or off,
 viewports and scissors (several, offset, partly outside), per-view render areas, the shared
 viewport (``writes_viewport_index``), QCOM per-view viewports, depth with every load op (LRZ),
-MSAA attachments with every load and store op and resolves, draw counts, and the sysmem
+MSAA attachments with every load and store op and resolves, a subsampled colour attachment (every
+fourth single-sampled scenario: the subsampled stores, metadata and aprons), draw counts, and the sysmem
 triggers (``TU_DEBUG=sysmem`` / ``gmem``, FDM turned off by a multisampled load or store).
 Every dict goes through the scenario parser; one it refuses is drawn again.
 """
@@ -76,6 +77,10 @@ def scenario_dict(rng: np.random.Generator, index: int) -> dict[str, Any]:
         if samples > 1 and rng.random() < 0.4:
             a["resolve"] = True
         atts.append(a)
+    if samples == 1 and index % 4 == 3:
+        # every fourth scenario's first colour attachment is subsampled (VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT),
+        # chosen by the index so that the seeded draw of every other field stays what it was
+        atts[0]["subsampled"] = True
     depth = str(rng.choice(["clear", "clear", "load", "dont_care", "none"]))
     d["depth_load_op"] = depth
     if depth != "none":
