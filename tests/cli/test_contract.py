@@ -272,6 +272,37 @@ def test_fuzz_detects_a_planted_traceback(monkeypatch: pytest.MonkeyPatch) -> No
     assert any("internal error" in o.problem for o in outcomes)
 
 
+@pytest.mark.parametrize("make", [
+    lambda rng: fuzz._stdout_case(rng, "stdout-closed"), lambda rng: fuzz._stdout_case(rng, "stdout-full"),
+    fuzz._sigint_case, fuzz._unwritable_case, fuzz._big_case,
+])
+def test_fuzz_user_conditions_one_each(make: Any, tmp_path: Path) -> None:
+    """One case of each of the user's own conditions, as the fuzzer runs them (real processes
+    for standard output and Ctrl-C): the contract holds."""
+    import random
+
+    case = make(random.Random(3))
+    outcome = fuzz.run_case(case, str(tmp_path), timeout=60.0)
+    assert outcome.problem == "", (case.kind, outcome.problem)
+
+
+@pytest.mark.parametrize(("status", "stderr", "sent", "words"), [
+    (1, "Traceback (most recent call last):\n  File \"/x/turnip_fdm/cli.py\"\nKeyboardInterrupt\n", True, "traceback"),
+    (130, "turnip-fdm: interrupted\nExtra\n", True, "without exactly the one line"),
+    (1, "turnip-fdm: internal error: OSError: [Errno 28]\n", False, "exit 1"),
+    (0, "", False, "standard output full, but exit 0"),
+])
+def test_fuzz_process_judge_can_fail(tmp_path: Path, status: int, stderr: str, sent: bool, words: str) -> None:
+    case = fuzz.Case(kind="k", argv=("plan", "s.json"), mode="stdout-full" if "full" in words else "sigint")
+    assert words in fuzz._judge_process(case, status, "", stderr, str(tmp_path), set(), sent)
+
+
+def test_fuzz_counts_a_signal_in_pythons_start_up_apart() -> None:
+    site_traceback = "Traceback (most recent call last):\n  File \"/usr/lib/python3/site.py\"\nKeyboardInterrupt\n"
+    assert fuzz._in_startup(-2, "") and fuzz._in_startup(1, site_traceback)
+    assert not fuzz._in_startup(1, site_traceback.replace("/usr/lib/python3/site.py", "/r/turnip_fdm/cli.py"))
+
+
 def test_variant_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """``--variant NAME=VALUE`` on plan/check/layout selects a driver variant; bad ones are refused."""
     s = scenario_file(tmp_path, SMALL)

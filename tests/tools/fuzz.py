@@ -6,13 +6,25 @@ files (wrong types, huge and non-finite numbers, strings and booleans as densiti
 and missing fields, nesting 1,000 deep, truncated and binary text), density images that lie
 about their size (a PNG header claiming 60000 x 100000 pixels, ``.npy`` headers claiming
 gigabytes, complex and object arrays), and bad flags (unknown options, ``--view`` out of
-range, ``--out`` naming a directory, a file, an unwritable or over-long path).
+range, ``--out`` naming a directory, a file, an unwritable or over-long path).  The user's own
+conditions come too: output paths that cannot be written (``/dev/full``, under a device, in
+``/proc`` or ``/sys``), big inputs (a 16 MB density map, 100,000 viewports, a dotted TOML key of
+300,000 parts, 1 MiB of escapes), and, in real processes of the console script, a closed
+standard output (``>&-``), a full one (``> /dev/full``) and Ctrl-C (SIGINT) at a random moment
+0.05-0.6 s after the start.
 
 Each input runs in-process through :func:`turnip_fdm.cli.main` in a fresh directory, and must:
 exit 0 (the mutation happened to stay valid) or 2 with exactly one line
 ``turnip-fdm: error: …`` / ``turnip-fdm: not supported: …`` and nothing on standard output;
 never exit 1 with an internal error (a traceback); finish within the case timeout; leave no
-output file, staging directory or ``*.tmp`` behind when it is refused.  The process runs under
+output file, staging directory or ``*.tmp`` behind when it is refused.  A big input is refused
+within :data:`BIG_INPUT_SECONDS`; standard output that cannot be written gives status 2 and the
+one ``standard output`` line; an interrupted process exits 130 with the one line
+``turnip-fdm: interrupted`` (or, when the signal came after the command ended, as the command
+would have), never with a traceback, and leaves nothing partial behind.  Every child starts with
+SIGINT at its default, whatever the fuzzer inherited.  A Ctrl-C that lands while the interpreter
+itself is still starting (before the first turnip-fdm module runs: about the first 10-30 ms,
+longer under load) gets Python's own handling and is counted apart, not as a break.  The process runs under
 an address-space limit, so an input that tried to allocate gigabytes fails as a MemoryError
 (counted as a traceback).  The summary gives the counts and the peak resident memory.
 """
@@ -21,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import io
 import json
 import os
@@ -29,19 +42,28 @@ import resource
 import shutil
 import signal
 import struct
+import subprocess
 import sys
 import tempfile
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from fractions import Fraction
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import attrs
 
 from turnip_fdm.cli import main as cli_main
 
 Json = Any
+Mode = Literal["in-process", "stdout-closed", "stdout-full", "sigint"]
+
+REPO = Path(__file__).resolve().parents[2]
+#: a big input must be refused within this many seconds (in this process, without the start-up)
+BIG_INPUT_SECONDS = 2.0
+STDOUT_LINE = "turnip-fdm: error: standard output: cannot write"
+INTERRUPTED = "turnip-fdm: interrupted\n"
 
 
 @attrs.frozen(kw_only=True)
@@ -53,6 +75,12 @@ class Case:
     files: tuple[tuple[str, bytes], ...] = ()
     outputs: tuple[str, ...] = ()
     pre_existing: tuple[str, ...] = ()  # paths created before the run (a file or directory named by --out)
+    #: how it runs: in this process, or as a real process with standard output closed, on
+    #: /dev/full, or sent SIGINT ``sigint_after`` seconds after its start
+    mode: Mode = "in-process"
+    sigint_after: float = 0.0
+    #: what the refusal must be (a prefix of the one error line), where the case knows it
+    expect: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -63,6 +91,9 @@ class Outcome:
     stderr: str
     seconds: float
     problem: str  # "" when the contract held
+    #: a Ctrl-C that came while the interpreter was still starting, before any turnip-fdm code
+    #: (about the first 10-30 ms; longer under load): Python's own handling, counted apart
+    startup: bool = False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,12 +396,106 @@ def _flag_case(rng: random.Random) -> Case:
     return rng.choice(choices)
 
 
-def cases(n: int, seed: int = 0) -> Iterator[Case]:
-    """``n`` malformed inputs, the same for the same seed."""
+#: paths no command can write, each with the errno words the refusal names
+UNWRITABLE = ("/dev/full", "/dev/full/sub", "/dev/null/x", "/proc/turnip-fdm/x", "/proc/self/x", "/sys/turnip-fdm",
+              "afile/sub", "afile")
+
+
+def _unwritable_case(rng: random.Random) -> Case:
+    good = (("s.json", json.dumps(_base_scenarios()[1]).encode()),)
+    path = rng.choice(UNWRITABLE)
+    argv = rng.choice([("plan", "s.json", "--out", path), ("layout", "s.json", "--out", path),
+                       ("diff", "s.json", "--variant", "bin_merging=fixed", "--out", path), ("demo", "--out", path)])
+    return Case(kind=f"unwritable --out {path}", argv=argv, files=good if "s.json" in argv else (),
+                pre_existing=("afile",), expect="turnip-fdm: error: --out: ")
+
+
+def _values_text(fmt: str, n: int) -> bytes:
+    row = "[" + ",".join(["0.5"] * n) + "]"
+    values = "[" + ",\n".join([row] * n) + "]"
+    if fmt == "json":
+        return ('{"gpu": "a650", "framebuffer": [2048, 2048], "views": 1, '
+                f'"density": {{"views": [{{"values": {values}}}]}}}}').encode()
+    return f'gpu = "a650"\nframebuffer = [2048, 2048]\nviews = 1\n[density]\nviews = [{{values = {values}}}]\n'.encode()
+
+
+@functools.cache
+def _big_input(kind: str) -> tuple[str, bytes]:
+    """(file name, text) of a big input, made once per kind."""
+    viewports = ", ".join(["[0, 0, 64, 64]"] * 100_000)
+    head = '"gpu": "a650", "framebuffer": [640, 480], "views": 1'
+    if kind == "16 MB density map (json)":
+        return "s.json", _values_text("json", 2000)
+    if kind == "16 MB density map (toml)":
+        return "s.toml", _values_text("toml", 2000)
+    if kind == "100,000 viewports (json)":
+        return "s.json", f"{{{head}, \"viewports\": [{viewports}]}}".encode()
+    if kind == "100,000 viewports (toml)":
+        return "s.toml", f'gpu = "a650"\nviewports = [{viewports}]\n'.encode()
+    if kind == "dotted key of 300,000 parts (toml)":
+        return "s.toml", ("a" + ".a" * 300_000 + " = 1\n").encode()
+    if kind == "1 MiB of escapes (toml)":
+        return "s.toml", ('name = "' + "\\t" * 500_000 + '"\n').encode()
+    if kind == "a 16 MiB name (json)":
+        return "s.json", f'{{{head}, "name": "{"n" * ((16 << 20) - 100)}"}}'.encode()
+    # just under the JSON comma limit, one density out of range at the very end
+    n = 360
+    row = "[" + ",".join(["[0.5,0.5]"] * n) + "]"
+    rows = ",".join([row] * (n - 1) + ["[" + ",".join(["[0.5,0.5]"] * (n - 1) + ["[0.5,2]"]) + "]"])
+    doc = f'"gpu": "a650", "framebuffer": [2048, 2048], "views": 1, "density": {{"views": [{{"values": [{rows}]}}]}}'
+    return "s.json", f"{{{doc}}}".encode()
+
+
+BIG_INPUTS = ("16 MB density map (json)", "16 MB density map (toml)", "100,000 viewports (json)",
+              "100,000 viewports (toml)", "dotted key of 300,000 parts (toml)", "1 MiB of escapes (toml)",
+              "a 16 MiB name (json)", "260,000 values, the last out of range (json)")
+
+
+def _big_case(rng: random.Random) -> Case:
+    kind = rng.choice(BIG_INPUTS)
+    name, text = _big_input(kind)
+    cmd = rng.choice([("plan", name), ("check", name), ("plan", name, "--json"), ("layout", name, "--json")])
+    return Case(kind=f"big: {kind}", argv=cmd, files=((name, text),), expect="turnip-fdm: error: ")
+
+
+def _stdout_case(rng: random.Random, mode: Mode) -> Case:
+    """A command whose standard output is closed or full: one of the valid bases, or a malformed
+    scenario (whose own refusal may come first)."""
+    good = (("s.json", json.dumps(rng.choice(_base_scenarios())).encode()),)
+    argv = rng.choice([("plan", "s.json"), ("plan", "s.json", "--json"), ("check", "s.json"),
+                       ("layout", "s.json", "--json"), ("diff", "s.json", "--variant", "bin_merging=fixed"),
+                       ("--help",), ("plan", "--help"), ("vk", "list"), None])
+    if argv is None:
+        case = _scenario_case(rng, rng.choice(_base_scenarios()))
+        return attrs.evolve(case, kind=f"{mode}: {case.kind}", mode=mode)
+    return Case(kind=f"{mode}: {' '.join(argv)}", argv=argv, files=good, mode=mode, expect=STDOUT_LINE)
+
+
+def _sigint_case(rng: random.Random) -> Case:
+    good = (("s.json", json.dumps(rng.choice(_base_scenarios())).encode()),)
+    argv, outputs = rng.choice([(("demo", "--out", "o"), ("o",)), (("plan", "s.json", "--json"), ()),
+                                (("layout", "s.json", "--out", "lay"), ("lay",)), (("check", "s.json"), ()),
+                                (("plan", "s.json", "--out", "p"), ("p",)),
+                                (("diff", "s.json", "--variant", "bin_merging=fixed", "--out", "d"), ("d",))])
+    after = round(rng.uniform(0.05, 0.6), 3)
+    return Case(kind=f"sigint after {after:.2f} s: {' '.join(argv)}", argv=argv, files=good, outputs=outputs,
+                mode="sigint", sigint_after=after)
+
+
+def cases(n: int, seed: int = 0, processes: bool = True) -> Iterator[Case]:
+    """``n`` malformed inputs, the same for the same seed; ``processes``: with the cases that
+    run as real processes (standard output closed or full, Ctrl-C), about 1 in 25."""
     rng = random.Random(seed)
     bases = _base_scenarios()
     for _ in range(n):
-        if rng.randrange(5) == 0:
+        r = rng.randrange(100)
+        if r < 4 and processes:
+            yield _sigint_case(rng) if r < 2 else _stdout_case(rng, "stdout-closed" if r == 2 else "stdout-full")
+        elif r < 7:
+            yield _unwritable_case(rng)
+        elif r < 9:
+            yield _big_case(rng)
+        elif r < 28:
             yield _flag_case(rng)
         else:
             yield _scenario_case(rng, rng.choice(bases))
@@ -397,8 +522,8 @@ def _leftovers(work: str, before: set[str]) -> list[str]:
     return found
 
 
-def run_case(case: Case, work: str, timeout: float = 60.0) -> Outcome:
-    """Run one case in the empty directory ``work`` and judge it against the contract."""
+def _prepare(case: Case, work: str) -> set[str]:
+    """Write the case's files into ``work``; returns the paths there before the run."""
     for name, data in case.files:
         with open(os.path.join(work, name), "wb") as f:
             f.write(data)
@@ -409,7 +534,35 @@ def run_case(case: Case, work: str, timeout: float = 60.0) -> Outcome:
         else:
             with open(full, "w") as f:
                 f.write("x")
-    before = {os.path.relpath(os.path.join(r, n), work) for r, ds, ns in os.walk(work) for n in ds + ns}
+    return {os.path.relpath(os.path.join(r, n), work) for r, ds, ns in os.walk(work) for n in ds + ns}
+
+
+def _judge(case: Case, status: int, stdout: str, stderr: str, work: str, before: set[str]) -> str:
+    """The contract for one finished command: "" when it held, else what broke."""
+    lines = stderr.splitlines()
+    if "Traceback" in stderr or "KeyboardInterrupt" in stderr:
+        return f"exit {status} with a traceback: {stderr.strip()[-300:]}"
+    if status == 2:
+        if len(lines) != 1 or not lines[0].startswith(("turnip-fdm: error: ", "turnip-fdm: not supported: ")):
+            return f"exit 2 without exactly one error line: {stderr[:300]!r}"
+        if stdout:
+            return f"exit 2 but wrote to standard output: {stdout[:200]!r}"
+        if case.expect and not lines[0].startswith(case.expect) and not case.mode.startswith("stdout"):
+            return f"refused, but not with {case.expect!r}: {lines[0][:200]}"
+        left = _leftovers(work, before)
+        return f"refused but left files behind: {left[:5]}" if left else ""
+    if status == 0:
+        if case.expect:
+            return f"exit 0, expected a refusal {case.expect!r}"
+        return ""
+    return f"exit {status}: {stderr.strip()[:300]}"
+
+
+def run_case(case: Case, work: str, timeout: float = 60.0) -> Outcome:
+    """Run one case in the empty directory ``work`` and judge it against the contract."""
+    if case.mode != "in-process":
+        return run_process_case(case, work, timeout)
+    before = _prepare(case, work)
     out, err = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
     old = signal.signal(signal.SIGALRM, _on_alarm)
@@ -434,30 +587,96 @@ def run_case(case: Case, work: str, timeout: float = 60.0) -> Outcome:
     seconds = time.perf_counter() - t0
     stdout, stderr = out.getvalue(), err.getvalue()
     if not problem:
-        lines = stderr.splitlines()
-        if status == 2:
-            if len(lines) != 1 or not lines[0].startswith(("turnip-fdm: error: ", "turnip-fdm: not supported: ")):
-                problem = f"exit 2 without exactly one error line: {stderr[:300]!r}"
-            elif stdout:
-                problem = f"exit 2 but wrote to standard output: {stdout[:200]!r}"
-            else:
-                left = _leftovers(work, before)
-                if left:
-                    problem = f"refused but left files behind: {left[:5]}"
-        elif status == 0:
-            if "Traceback" in stderr:
-                problem = "exit 0 with a traceback on standard error"
-        else:
-            problem = f"exit {status}: {stderr.strip()[:300]}"
+        problem = _judge(case, status, stdout, stderr, work, before)
+    if not problem and case.kind.startswith("big: ") and seconds > BIG_INPUT_SECONDS:
+        problem = f"slow refusal: a big input took {seconds:.2f} s (limit {BIG_INPUT_SECONDS:g} s)"
     return Outcome(case=case, status=status, stdout=stdout, stderr=stderr, seconds=seconds, problem=problem)
 
 
+def _command() -> list[str]:
+    """The console script beside this interpreter (what a user runs), else ``python -m turnip_fdm``."""
+    script = Path(sys.executable).with_name("turnip-fdm")
+    return [str(script)] if os.access(script, os.X_OK) else [sys.executable, "-m", "turnip_fdm"]
+
+
+def _child_setup(close_stdout: bool) -> Callable[[], None]:
+    def setup() -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # not an ignored one inherited from the fuzzer
+        if close_stdout:
+            os.close(1)
+    return setup
+
+
+def run_process_case(case: Case, work: str, timeout: float = 60.0) -> Outcome:
+    """Run one case as a real process of the console script and judge it."""
+    before = _prepare(case, work)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    with contextlib.ExitStack() as stack:
+        if case.mode == "stdout-full":
+            stdout: Any = stack.enter_context(open("/dev/full", "wb"))
+        else:
+            stdout = subprocess.DEVNULL if case.mode == "stdout-closed" else subprocess.PIPE
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([*_command(), *case.argv], cwd=work, env=env, stdout=stdout,
+                                stderr=subprocess.PIPE, preexec_fn=_child_setup(case.mode == "stdout-closed"))
+        sent = False
+        if case.mode == "sigint":
+            try:
+                proc.wait(timeout=case.sigint_after)
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGINT)
+                sent = True
+        try:
+            out_b, err_b = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            return Outcome(case=case, status=-1, stdout="", stderr="", seconds=timeout,
+                           problem=f"hang: still running after {timeout:g} s")
+    seconds = time.perf_counter() - t0
+    out, err = (out_b or b"").decode(errors="replace"), err_b.decode(errors="replace")
+    status = proc.returncode
+    if sent and _in_startup(status, err):
+        return Outcome(case=case, status=status, stdout=out, stderr=err, seconds=seconds, problem="", startup=True)
+    return Outcome(case=case, status=status, stdout=out, stderr=err, seconds=seconds,
+                   problem=_judge_process(case, status, out, err, work, before, sent))
+
+
+def _in_startup(status: int, stderr: str) -> bool:
+    """SIGINT reached the interpreter before its first turnip-fdm module: killed by it (no handler
+    yet) or Python's KeyboardInterrupt in ``site`` or the console script's own imports, with no
+    frame of a project package in the traceback."""
+    if status == -signal.SIGINT:
+        return True
+    project = ("/turnip_fdm/", "/fdm/", "/layout_solver/", "/mipmap/", "/vk_tests/", "/turnip_box/", "/turnip_base/")
+    return "KeyboardInterrupt" in stderr and not any(p in stderr for p in project)
+
+
+def _judge_process(case: Case, status: int, stdout: str, stderr: str, work: str, before: set[str],
+                   sent: bool) -> str:
+    if sent and status == 130:
+        if stderr != INTERRUPTED:
+            return f"interrupted without exactly the one line: {stderr[-300:]!r}"
+        left = _leftovers(work, before)
+        return f"interrupted but left files behind: {left[:5]}" if left else ""
+    if sent and status < 0:
+        return f"killed by signal {-status}"
+    if case.mode == "stdout-closed" and status != 2:
+        return f"standard output closed, but exit {status}: {stderr.strip()[:300]}"
+    if case.mode == "stdout-full" and status == 0:
+        return "standard output full, but exit 0"
+    problem = _judge(case, status, "" if case.mode == "sigint" else stdout, stderr, work, before)
+    if not problem and case.mode.startswith("stdout") and case.expect and not stderr.startswith(case.expect):
+        problem = f"expected {case.expect!r}: {stderr.strip()[:200]}"
+    return problem
+
+
 def fuzz(n: int, seed: int = 0, timeout: float = 60.0,
-         progress: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+         progress: Callable[[int, Outcome], None] | None = None, processes: bool = True) -> list[Outcome]:
     outcomes = []
     top = tempfile.mkdtemp(prefix="turnip-fdm-fuzz-")
     try:
-        for i, case in enumerate(cases(n, seed)):
+        for i, case in enumerate(cases(n, seed, processes)):
             work = os.path.join(top, str(i))
             os.mkdir(work)
             o = run_case(case, work, timeout)
@@ -468,6 +687,26 @@ def fuzz(n: int, seed: int = 0, timeout: float = 60.0,
     finally:
         shutil.rmtree(top, ignore_errors=True)
     return outcomes
+
+
+def _user_conditions(outcomes: list[Outcome]) -> str:
+    """One line on the user's own conditions: how many of each ran and how they ended."""
+    def group(prefix: str) -> list[Outcome]:
+        return [o for o in outcomes if o.case.kind.startswith(prefix)]
+
+    sigint, big = group("sigint"), group("big: ")
+    interrupted = sum(1 for o in sigint if o.status == 130)
+    startup = sum(1 for o in sigint if o.startup)
+    slowest_big = max((o.seconds for o in big), default=0.0)
+    return (f"fuzz: user conditions: standard output closed {len(group('stdout-closed'))}, full "
+            f"{len(group('stdout-full'))}; Ctrl-C {len(sigint)} ({interrupted} exit 130, {startup} still in "
+            f"Python's start-up, {len(sigint) - interrupted - startup} ended first); "
+            f"unwritable --out {len(group('unwritable'))}; "
+            f"big inputs {len(big)} (slowest refusal {slowest_big:.2f} s); "
+            f"{sum(1 for o in outcomes if o.problem and o.case.kind.startswith(USER_KINDS))} broke the contract")
+
+
+USER_KINDS = ("stdout-closed", "stdout-full", "sigint", "unwritable", "big: ")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -486,6 +725,9 @@ def main(argv: list[str] | None = None) -> int:
     def progress(i: int, o: Outcome) -> None:
         if o.problem:
             print(f"\nPROBLEM in case {i} ({o.case.kind}; argv {list(o.case.argv)}): {o.problem}", file=sys.stderr)
+        if o.startup:
+            print(f"\nnote: case {i} ({o.case.kind}): the signal came in Python's start-up, before turnip-fdm "
+                  f"(exit {o.status}; {o.stderr.strip().splitlines()[-1:] or ''})", file=sys.stderr)
         if tty or (i + 1) % 1000 == 0:
             end = "\r" if tty else "\n"
             print(f"fuzz: {i + 1}/{a.n} inputs, {time.perf_counter() - t0:.0f} s", end=end, file=sys.stderr)
@@ -505,6 +747,7 @@ def main(argv: list[str] | None = None) -> int:
           f"exit statuses {dict(sorted(by_status.items()))}")
     print(f"fuzz: {tracebacks} tracebacks, {hangs} hangs, {leftovers} with partial output, "
           f"{len(bad) - tracebacks - hangs - leftovers} other contract breaks")
+    print(_user_conditions(outcomes))
     print(f"fuzz: peak resident memory {peak_mb:.0f} MiB under an address-space limit of {a.mem_limit_gb:g} GiB; "
           f"slowest case {slowest.seconds if slowest else 0:.2f} s ({slowest.case.kind if slowest else '-'})")
     return 1 if bad else 0
