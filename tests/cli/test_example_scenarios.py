@@ -81,6 +81,11 @@ def test_the_numbers_the_comments_quote(tmp_path: Path) -> None:
     assert _plan(tmp_path, "msaa.toml").tiling.tile_size == (384, 224)
     single = _plan(tmp_path, "msaa.toml", **{", samples = 4": "", ", resolve = true": ""})
     assert single.tiling.tile_size == (672, 544)
+    # the tip as its comment words it: samples = 1 on both attachments and no resolve = true
+    tip = (REPO / "examples" / "msaa.toml").read_text(encoding="utf-8").split("\nname =")[0]
+    assert "samples = 1 on both attachments" in tip and "no resolve = true" in tip
+    as_told = _plan(tmp_path, "msaa.toml", **{"samples = 4": "samples = 1", ", resolve = true": ""})
+    assert as_told.tiling.tile_size == (672, 544)
     stored = _plan(tmp_path, "msaa.toml", {'samples = 4, store_op = "dont_care", resolve':
                                            'samples = 4, store_op = "store", resolve'}, as_plan=False)
     assert "Disabling fragment density map" in str(getattr(stored, "fdm_disabled_reason", ""))
