@@ -17,6 +17,9 @@ from pathlib import Path
 
 import attrs
 
+from turnip_base.errors import ScenarioError
+from turnip_base.outputs import make_dir, write_text
+
 HERE = Path(__file__).resolve().parent
 SHADERS = HERE / "shaders"
 SPV = HERE / "spv"
@@ -97,14 +100,14 @@ def build(out_dir: Path = SPV) -> list[Path]:
     compiler = find_compiler()
     if compiler is None:
         raise RuntimeError("shader compiler: need glslangValidator (glslang-tools) or glslc")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    make_dir("--out", out_dir)
     paths = []
     for v in variants():
         path = out_dir / v.name
         compile_variant(v, path, compiler)
         paths.append(path)
     info = {"compiler": compiler_version(compiler), "sources_sha256": sources_digest()}
-    (out_dir / BUILD_INFO).write_text(json.dumps(info, indent=1) + "\n")
+    write_text("--out", out_dir / BUILD_INFO, json.dumps(info, indent=1) + "\n")
     return paths
 
 
@@ -114,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         paths = build(args.out)
-    except RuntimeError as e:
+    except (RuntimeError, ScenarioError) as e:  # ScenarioError: --out cannot be written
         print(f"build_spirv: {e}", file=sys.stderr)
         return 2
     print(f"wrote {len(paths)} SPIR-V modules to {args.out}")
