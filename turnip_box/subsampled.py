@@ -141,6 +141,9 @@ class _Listener(Listener):
     bins: list[dict[str, Any]] = attrs.field(factory=list)
     current: dict[str, Any] | None = None
     metadata: list[tuple[int, ...]] = attrs.field(factory=list)
+    #: metadata-shaped writes before any render-mode marker: a pass that renders no bin and runs no
+    #: binning pass emits no marker at all (compare.stream_mode), yet tu_emit_subsampled writes
+    unphased: list[tuple[int, ...]] = attrs.field(factory=list)
     ubos: list[tuple[int, int]] = attrs.field(factory=list)
 
     def reg(self, reg: int, value: int) -> None:
@@ -171,9 +174,13 @@ class _Listener(Listener):
             self.current["drawn"] = True
 
     def mem_write(self, addr: int, values: tuple[int, ...]) -> None:
+        # after the last phase's draws: the last bin's, the sysmem pass's, or the binning pass's when
+        # every tile is invisible (no bin is rendered; tu_emit_subsampled still writes the metadata)
         cur = self.current
-        if cur is not None and cur["kind"] in ("gmem", "sysmem") and cur["drawn"] and _is_metadata(values):
+        if cur is not None and cur["drawn"] and _is_metadata(values):
             self.metadata.append(values)
+        elif cur is None and _is_metadata(values):
+            self.unphased.append(values)
 
     def event(self, opcode: int, payload: tuple[int, ...]) -> None:
         cur = self.current
@@ -208,7 +215,8 @@ def driver_subsampled(dump: Dump, chip: int = 7) -> DriverSubsampled:
         dw = w.memory.dwords(addr, 4 * size)
         aprons.append(tuple(tuple(dw[8 * k:8 * k + 8]) for k in range(size // 2)))
     bins = tuple(SubsampledBin(fast_store=b["pred"], resolve=tuple(b["fast"]), a2d=tuple(b["a2d"])) for b in lis.bins)
-    return DriverSubsampled(bins=bins, metadata=tuple(lis.metadata), aprons=tuple(aprons))
+    metadata = lis.metadata if lis.current is not None else lis.unphased
+    return DriverSubsampled(bins=bins, metadata=tuple(metadata), aprons=tuple(aprons))
 
 
 # ---- the model in the register domain ------------------------------------------------------------

@@ -71,3 +71,21 @@ def test_model_corners_are_packed_as_turnip_packs_them() -> None:
     """A negative A2D scissor X (uint32) fills Y's bits: turnip's packer does not mask (the box)."""
     assert S._corners(((2**32 - 32, 0), (159, 159))) == ((16352, 16383), (159, 159))
     assert S._corners(((8, 2**32 - 16), (295, 303))) == ((8, 16368), (295, 303))
+
+
+def test_metadata_of_a_pass_with_no_marker(tmp_path: Path) -> None:
+    """A GMEM pass whose every tile is invisible and that runs no binning pass emits no render-mode
+    marker, yet tu_emit_subsampled writes its metadata: the decoder takes the writes of such a
+    stream (and only of such a stream) from before any marker."""
+    header = [f32bits(1.0), f32bits(1.0), 0, 0, 1, 0, 0, 0]
+    bins = [f32bits(1.0), f32bits(1.0), 0, 0]
+    ib1 = pkt7(0x3D, 0x9000, 0, *header, *bins)
+    raw = section(RD_GPU_ID, struct.pack("<I", 750)) + section(RD_CHIP_ID, struct.pack("<Q", 0x07030001))
+    for addr, words in {IB1: ib1, 0x9000: [0] * 16}.items():
+        data = struct.pack(f"<{len(words)}I", *words)
+        raw += section(RD_GPUADDR, struct.pack("<III", addr, len(data), 0)) + section(RD_BUFFER_CONTENTS, data)
+    raw += section(RD_CMDSTREAM_ADDR, struct.pack("<III", IB1, len(ib1), 0))
+    p = tmp_path / "s.rd.gz"
+    p.write_bytes(gzip.compress(raw))
+    got = S.driver_subsampled(read_rd(p))
+    assert got.bins == () and got.metadata == (tuple(header + bins),) and got.aprons == ()
