@@ -149,9 +149,16 @@ def _setup(args: argparse.Namespace) -> int:
     return 0
 
 
+def _importable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a broken or blocked installation of it
+        return False
+
+
 def _need_binding() -> None:
     """The box's processes need the Python Vulkan binding (the ``vk`` extra)."""
-    missing = [m for m in ("vulkan", "cffi") if importlib.util.find_spec(m) is None]
+    missing = [m for m in ("vulkan", "cffi") if not _importable(m)]
     if missing:
         raise NotSupported(f"the box needs the Python package(s) {', '.join(missing)}: pip install "
                            "'turnip-fdm[vk]'")
