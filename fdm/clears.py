@@ -23,8 +23,9 @@ the register packers mask them into their fields.
 
 from __future__ import annotations
 
+from turnip_base.errors import ScenarioError
+
 from .cmath import u32
-from .errors import ScenarioError
 from .plan import TilePlan
 from .turnip import tu_fdm_per_bin_offset
 
@@ -52,7 +53,7 @@ def fdm_apply_gmem_clear_coords(rect: Rect4, frag_area: Pair, bin_rect: Rect4, c
     driver does it:
 
     1. ``o = tu_fdm_per_bin_offset(fa, B.offset, b_cs)`` (asserts ``B.offset % fa == 0``:
-       :class:`~fdm.errors.DriverAssertion`), computed even when it is not used;
+       :class:`~turnip_base.errors.DriverAssertion`), computed even when it is not used;
     2. ``custom_resolve``: ``o = (0, 0)``, ``fa = (1, 1)`` (the subpass renders unscaled);
     3. a bin with ``B.w == 0 && B.h == 0`` (a view not visible in the tile) gets the empty
        rectangle ``(1, 1), (0, 0)``;

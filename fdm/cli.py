@@ -1,7 +1,7 @@
 """The model's sub-commands: ``plan`` and ``check``.
 
 Registered by the command-line shell (``turnip_fdm.cli``); handlers raise the refusals of
-:mod:`fdm.errors` and never print error lines themselves.
+:mod:`turnip_base.errors` and never print error lines themselves.
 """
 
 from __future__ import annotations

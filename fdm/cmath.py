@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from .errors import DriverAssertion
+from turnip_base.errors import DriverAssertion
 
 UINT32_MAX = 0xFFFFFFFF
 F32 = np.float32
@@ -77,7 +77,7 @@ def f32_to_u32(x: np.float32, field: str = "(uint32_t)") -> int:
     """C ``(uint32_t)x`` for a float32 in [0, 2**32): truncation towards zero.
 
     Values outside that range are undefined behaviour in C; they raise
-    :class:`~fdm.errors.DriverAssertion` naming ``field`` (the driver function doing the cast).
+    :class:`~turnip_base.errors.DriverAssertion` naming ``field`` (the driver function doing the cast).
     """
     xf = float(x)
     if not (0.0 <= xf < 4294967296.0):
@@ -89,7 +89,7 @@ def f32_to_i32(x: np.float32, field: str = "(int)") -> int:
     """C ``(int)x`` for a float32 in int32 range: truncation towards zero.
 
     Values outside that range are undefined behaviour in C; they raise
-    :class:`~fdm.errors.DriverAssertion` naming ``field`` (the driver function doing the cast).
+    :class:`~turnip_base.errors.DriverAssertion` naming ``field`` (the driver function doing the cast).
     """
     xf = float(x)
     if not (-2147483648.0 <= xf < 2147483648.0):

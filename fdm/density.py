@@ -14,8 +14,9 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
+from turnip_base.errors import DriverAssertion
+
 from .cmath import F32
-from .errors import DriverAssertion
 from .options import DENSITY_FORMATS, DensityFormat
 from .turnip import fdm_texel_shift, unorm8_to_float
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol, overload
 
-from .errors import DriverAssertion
+from turnip_base.errors import DriverAssertion
 
 
 class Symbolic(Protocol):

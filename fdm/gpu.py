@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import attrs
 
-from .errors import ScenarioError
+from turnip_base.errors import ScenarioError
 
 
 @attrs.frozen(kw_only=True)

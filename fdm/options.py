@@ -1,6 +1,6 @@
 """String options of the public API and the scenario schema, as ``Literal`` types, validated
 by :func:`turnip_base.options.choice` (re-exported here) so that a wrong value gives the same
-one-line :class:`~fdm.errors.ScenarioError` wherever it enters (file, command line or Python)."""
+one-line :class:`~turnip_base.errors.ScenarioError` wherever it enters (file, command line or Python)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ Every command that writes files (``plan --out``, ``layout --out``, ``demo --out`
 :func:`check_output_dir` (so a bad path is refused before a plan is computed), then hands
 everything it writes to :func:`write_files` at once (a single file: :func:`turnip_base.outputs.write_bytes`).
 A failure while writing removes what this call created and raises
-:class:`~fdm.errors.ScenarioError` naming the flag and the path (``cannot write PATH: REASON``,
+:class:`~turnip_base.errors.ScenarioError` naming the flag and the path (``cannot write PATH: REASON``,
 the words of the bottom layer's one writer, :mod:`turnip_base.outputs`): nothing partial stays
 behind (no ``*.tmp``, no half-filled directory).
 """
@@ -23,9 +23,8 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 
+from turnip_base.errors import ScenarioError
 from turnip_base.outputs import cannot_write, check_writable_dir
-
-from .errors import ScenarioError
 
 #: longest output path accepted (bytes of the absolute path; Linux PATH_MAX is 4096)
 MAX_PATH_BYTES = 4000

@@ -14,7 +14,8 @@ from typing import Protocol, TypeAlias
 import attrs
 import numpy as np
 
-from .errors import DriverAssertion
+from turnip_base.errors import DriverAssertion
+
 from .geometry import Rect
 from .turnip import (
     F32x4,

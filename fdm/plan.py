@@ -6,8 +6,9 @@ from typing import Literal
 
 import attrs
 
+from turnip_base.errors import DriverAssertion, NotModelled, ScenarioError
+
 from .density import check_density_layers
-from .errors import DriverAssertion, NotModelled, ScenarioError
 from .gpu import GpuProfile, gmem_budget
 from .lrz import (
     LrzDrawState,

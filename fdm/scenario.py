@@ -1,7 +1,7 @@
 """Scenario files: what a render pass looks like to the driver, validated field by field.
 
 A scenario is TOML or JSON (schema in docs/scenario.md).  :func:`parse_scenario` turns the
-decoded mapping into a frozen :class:`Scenario` or raises :class:`~fdm.errors.ScenarioError`
+decoded mapping into a frozen :class:`Scenario` or raises :class:`~turnip_base.errors.ScenarioError`
 naming the first offending field and the rule it breaks.  Nothing is computed from a scenario
 that did not validate completely.
 """
@@ -19,8 +19,9 @@ from typing import Any, Literal, NoReturn
 import attrs
 import numpy as np
 
+from turnip_base.errors import ScenarioError
+
 from .density import DensityMap, constant_layer, encode_layer, radial_layer
-from .errors import ScenarioError
 from .geometry import Rect
 from .gpu import GpuProfile, get_gpu
 from .lrz import DEPTH_LOAD_OPS, DepthLoadOp
@@ -540,7 +541,7 @@ TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
     """Validate a decoded scenario mapping (the file schema of docs/scenario.md, as nested
     dicts/lists or tuples) and build the :class:`Scenario`.  Relative image paths are read from
-    ``base_dir``.  Raises :class:`~fdm.errors.ScenarioError` naming the first offending field."""
+    ``base_dir``.  Raises :class:`~turnip_base.errors.ScenarioError` naming the first offending field."""
     _check_nesting(data)
     d = _table(data, "scenario")
     _check_keys(d, "", TOP_LEVEL)

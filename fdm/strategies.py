@@ -30,7 +30,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from .errors import ScenarioError
+from turnip_base.errors import ScenarioError
+
 from .gpu import GpuProfile, gpu_profiles
 from .options import DENSITY_FORMATS, MERGING_VARIANTS, DensityFormat, MergingVariant
 from .turnip import MAX_VIEWS
@@ -161,7 +162,7 @@ def scenario_dicts(*, allow_zero: bool = True, offsets: bool | None = None, gpus
     density format, the density components and the bin-merging variant; ``max_extra_texels``
     (0..64) is how many texels per axis the density map may have beyond the fewest that cover
     the framebuffer.  Bad arguments raise
-    :class:`~fdm.errors.ScenarioError` when the strategy is built.
+    :class:`~turnip_base.errors.ScenarioError` when the strategy is built.
     """
     _check_args(gpus, max_views, max_tiles, formats, densities, merging)
     if not 0 <= max_extra_texels <= 64:

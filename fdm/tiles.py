@@ -125,7 +125,7 @@ def try_merge_tiles(dst: TileConfig, src: TileConfig, *, views: int, has_abs_bin
 
     ``variant`` selects the adjacency check: ``"upstream"`` (same column needs equal heights,
     same row equal widths: groups of at most 2x2) or ``"fixed"`` (matching extent across the
-    merge axis); anything else is a :class:`~fdm.errors.ScenarioError`.  ``dst`` is the later
+    merge axis); anything else is a :class:`~turnip_base.errors.ScenarioError`.  ``dst`` is the later
     (right/lower) tile; ``src`` its left or upper neighbour.
     """
     variant = choice("variant", variant, MERGE_RULES)

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from turnip_base.errors import DriverAssertion, ScenarioError
+
 from . import derivations
 from .cmath import (
     F32,
@@ -25,7 +27,6 @@ from .cmath import (
     modff,
     u32,
 )
-from .errors import DriverAssertion, ScenarioError
 
 Pair = tuple[int, int]
 Rect = tuple[int, int, int, int]  # x, y, w, h
@@ -69,7 +70,7 @@ def tu_bin_offset(fdm_offset: Pair, tile_size: Pair) -> Pair:
 def check_frag_area(frag_area: Pair, field: str) -> None:
     """Fragment areas are powers of two (``tu_calc_frag_area`` rounds down to one), or
     ``UINT32_MAX`` for a view whose density is 0; anything else raises
-    :class:`~fdm.errors.DriverAssertion` naming ``field``, the driver function that receives it."""
+    :class:`~turnip_base.errors.DriverAssertion` naming ``field``, the driver function that receives it."""
     for c in frag_area:
         if not (c == UINT32_MAX or (isinstance(c, int) and is_pow2(c))):
             raise DriverAssertion(field, f"frag_area components must be powers of two (or UINT32_MAX for a "
@@ -81,7 +82,7 @@ def tu_fdm_per_bin_offset(frag_area: Pair, bin_start: Pair, common_bin_start: Pa
 
     The affine map ``x -> x / fa + o`` sends the framebuffer-space bin start ``b_s`` to the
     common bin start ``b_cs`` (fdm.rst: o = b_cs - s*b_s).  The driver asserts that ``b_s`` is a
-    multiple of ``fa``; here that raises :class:`~fdm.errors.DriverAssertion`.  Division is C
+    multiple of ``fa``; here that raises :class:`~turnip_base.errors.DriverAssertion`.  Division is C
     truncating division (exact once the assertion holds, also for the negative ``-b_o`` of the
     binning pass).
     """

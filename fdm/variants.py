@@ -15,7 +15,8 @@ from typing import Any, Literal, get_args
 
 import attrs
 
-from .errors import ScenarioError
+from turnip_base.errors import ScenarioError
+
 from .options import choice
 
 #: the offsets ``tu_calc_tile_config`` hands ``tu_calc_subsampled`` under a shared viewport:

@@ -8,7 +8,7 @@ Spec: docs/spec/turnip-fdm-spec.md §7.8.
 
 Where the driver asserts (``calc_shared_vert_edge``/``calc_shared_horiz_edge`` on the shared
 edge range, ``tu_calc_subsampled_aprons`` on a negative destination offset) the model raises
-:class:`~fdm.errors.DriverAssertion` naming that function.
+:class:`~turnip_base.errors.DriverAssertion` naming that function.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Literal
 
 import attrs
 
-from fdm.errors import DriverAssertion
 from fdm.geometry import Rect
+from turnip_base.errors import DriverAssertion
 
 from .options import ApronRevision, OffsetsUnderSharedViewport, as_apron_revision
 from .solver import APRON_SIZE, SubsampledLayout, SubsampledTile

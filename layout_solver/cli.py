@@ -1,8 +1,8 @@
 """The ``turnip-fdm layout`` sub-command.
 
 Registered by the command-line shell (``turnip_fdm.cli``); the handler raises the refusals of
-:mod:`fdm.errors` (a bad flag is a :class:`~fdm.errors.ScenarioError`, a driver assertion on the
-scenario a :class:`~fdm.errors.DriverAssertion`) and never prints error lines itself.
+:mod:`turnip_base.errors` (a bad flag is a :class:`~turnip_base.errors.ScenarioError`, a driver assertion on the
+scenario a :class:`~turnip_base.errors.DriverAssertion`) and never prints error lines itself.
 
 ``--json`` prints :func:`layout_solver.layout_json.layout_json` to standard output and writes no
 file; ``--out`` (the picture directory) is refused with it (the rule of every command,
@@ -15,10 +15,10 @@ import argparse
 import json
 from typing import Any
 
-from fdm.errors import ScenarioError
 from fdm.outputs import check_json_or_out, check_output_dir, write_files
 from fdm.plan import SysmemPlan, plan_render_pass
 from fdm.scenario import load_scenario
+from turnip_base.errors import ScenarioError
 
 from .layout_json import layout_json, sysmem_layout_json
 from .progress import terminal_progress

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import attrs
 
-from fdm.errors import ScenarioError
 from fdm.patch import (
     FsParams,
     ViewportPatch,
@@ -41,6 +40,7 @@ from fdm.patch import (
     viewport_early_out,
 )
 from fdm.plan import TilePlan
+from turnip_base.errors import ScenarioError
 
 from .solver import SubsampledLayout, SubsampledTile
 

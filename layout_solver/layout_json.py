@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from fdm.errors import ScenarioError
 from fdm.geometry import Rect
 from fdm.plan import RenderPassPlan, SysmemPlan
+from turnip_base.errors import ScenarioError
 
 from .aprons import AprBlit, tu_calc_subsampled_aprons
 from .custom_resolve import custom_resolve_plan, viewport_scissor_mismatches
@@ -139,8 +139,8 @@ def sysmem_layout_json(plan: SysmemPlan, views: Sequence[int] | None = None) -> 
 def layout_json(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int] | None = None) -> JsonDoc:
     """The layout document of ``plan`` (schema: docs/layout-json.md) for ``views`` (default all,
     in order).  ``layout`` is ``tu_calc_subsampled(plan)``; metadata and aprons use the offsets
-    the solver used.  A view outside ``[0, views - 1]`` is a :class:`~fdm.errors.ScenarioError`;
-    the apron code's driver assertions propagate as :class:`~fdm.errors.DriverAssertion`."""
+    the solver used.  A view outside ``[0, views - 1]`` is a :class:`~turnip_base.errors.ScenarioError`;
+    the apron code's driver assertions propagate as :class:`~turnip_base.errors.DriverAssertion`."""
     if layout.plan is not plan:
         raise ScenarioError("layout", "must be the layout of this plan (tu_calc_subsampled(plan))")
     sc = plan.scenario

@@ -6,9 +6,9 @@ tu_subsampled_image.h.  All metadata values are float32 (``numpy.float32``) comp
 driver's order.  Spec: docs/spec/turnip-fdm-spec.md §7.6, §7.7.
 
 Undefined behaviour of the shader (``f2u16`` of a value outside ``[0, 65536)``, a read of a
-metadata slot that was never written) raises :class:`~fdm.errors.DriverAssertion`
+metadata slot that was never written) raises :class:`~turnip_base.errors.DriverAssertion`
 (:class:`UndefinedMetadataRead` for the latter); a framebuffer position the pass does not render
-given to :func:`framebuffer_to_subsampled` is a :class:`~fdm.errors.ScenarioError`.
+given to :func:`framebuffer_to_subsampled` is a :class:`~turnip_base.errors.ScenarioError`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import attrs
 import numpy as np
 
 from fdm.cmath import F32
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.plan import SysmemPlan
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 from .options import OffsetsUnderSharedViewport
 from .solver import TU_SUBSAMPLED_MAX_BINS, SubsampledLayout, fb_bin_start, image_size0
@@ -177,7 +177,7 @@ class UndefinedMetadataRead(DriverAssertion):
 
 def f2u16(x: Scalar) -> int:
     """NIR ``f2u16``: truncation towards zero; negative, NaN and >= 65536 inputs are undefined
-    (refused here with :class:`~fdm.errors.DriverAssertion`)."""
+    (refused here with :class:`~turnip_base.errors.DriverAssertion`)."""
     xf = float(x)
     if not 0.0 <= xf < 65536.0:
         raise DriverAssertion("f2u16", f"is undefined outside [0, 65536), got {xf!r}")

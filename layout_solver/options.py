@@ -1,6 +1,6 @@
 """String options of the subsampled-layout API, as ``Literal`` types, each validated in one
 place through :func:`fdm.options.choice` (a wrong value is a one-line
-:class:`~fdm.errors.ScenarioError` naming the option).
+:class:`~turnip_base.errors.ScenarioError` naming the option).
 
 * :data:`ApronRevision` - which ``tu_calc_subsampled_aprons`` adjacency test: ``"newest"``
   (pop-os @ 4ff7b570: edge equality and overlap/touch of the other axis) or ``"older"``

@@ -29,11 +29,11 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from fdm.errors import TurnipFdmError
 from fdm.plan import PassBins, RenderPassPlan, SysmemPlan, plan_bins
 from fdm.report import PLAN_COLUMNS, plan_json
 from fdm.scenario import Scenario
 from fdm.turnip import INVISIBLE_FRAG_AREA, MAX_VIEWPORT_SIZE, TU_FDM_OFFSET_GRANULARITY, fdm_texel_shift
+from turnip_base.errors import TurnipFdmError
 
 from .layout_json import layout_json, sysmem_layout_json
 from .solver import SubsampledLayout

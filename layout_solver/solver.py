@@ -16,12 +16,12 @@ from typing import Literal
 import attrs
 
 from fdm.cmath import div_round_up
-from fdm.errors import ScenarioError
 from fdm.geometry import Rect
 from fdm.plan import RenderPassPlan, SysmemPlan
 from fdm.tile_select import use_fast_store
 from fdm.tiles import TileConfig
 from fdm.turnip import tu_bin_offset
+from turnip_base.errors import ScenarioError
 
 from .options import OffsetsUnderSharedViewport, as_offsets_mode
 
@@ -129,7 +129,7 @@ class SubsampledTile:
 
     def stored_pos(self, view: int) -> Rect:
         """``subsampled_pos[view]``, which exists for the visible views of a tile of a solved
-        layout; :class:`~fdm.errors.ScenarioError` for any other view."""
+        layout; :class:`~turnip_base.errors.ScenarioError` for any other view."""
         r = self.subsampled_pos[view]
         if r is None:
             raise ScenarioError("view", f"tile {self.cell} has no subsampled position in view {view} "

@@ -37,9 +37,9 @@ from __future__ import annotations
 import attrs
 
 from fdm.cmath import is_pow2, u32
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.geometry import Rect
 from fdm.plan import TilePlan
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 from .solver import SubsampledLayout, SubsampledTile
 
@@ -162,7 +162,7 @@ def fdm_apply_store_coords(tile: SubsampledTile, bins: tuple[Rect4, ...], view: 
     (XMIN, YMIN)/(XMAX, YMAX))``.
 
     ``view = MIN2(view, views - 1)``, ``fa = frag_areas[view]``, ``B = bins[view]``; asserts
-    ``B.w % fa.w == 0`` and ``B.h % fa.h == 0`` (:class:`~fdm.errors.DriverAssertion`), ``sw =
+    ``B.w % fa.w == 0`` and ``B.h % fa.h == 0`` (:class:`~turnip_base.errors.DriverAssertion`), ``sw =
     B.w / fa.w``, ``sh = B.h / fa.h``.  ``B.w == 0 && B.h == 0``: both ``(1,1),(0,0)``.  Else
     ``start = tile->subsampled ? subsampled_pos[view].offset : B.offset``; a view in
     ``subsampled_views`` goes unscaled to ``[start, start + (sw, sh) - 1]``, any other view is

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from fdm.errors import TurnipFdmError
 from fdm.scenario import Scenario, parse_scenario
+from turnip_base.errors import TurnipFdmError
 
 GPUS = ("a618", "a660", "a730", "a740", "a750")
 LOAD = ("clear", "load", "dont_care", "none")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import attrs
 
-from fdm.errors import ScenarioError
+from turnip_base.errors import ScenarioError
 
 RD_NONE, RD_TEST, RD_CMD, RD_GPUADDR, RD_CONTEXT, RD_CMDSTREAM = range(6)
 RD_CMDSTREAM_ADDR, RD_PARAM, RD_FLUSH, RD_PROGRAM, RD_VERT_SHADER, RD_FRAG_SHADER = range(6, 12)

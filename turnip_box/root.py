@@ -30,7 +30,7 @@ from pathlib import Path
 
 import attrs
 
-from fdm.errors import NotSupported, ScenarioError
+from turnip_base.errors import NotSupported, ScenarioError
 
 from .inside import VALIDATION_ENV
 

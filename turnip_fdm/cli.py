@@ -2,7 +2,7 @@
 
 Every sub-command is registered explicitly from its package's ``cli`` module (a module that
 fails to import fails the whole command, loudly), and one handler maps the refusals of
-:mod:`fdm.errors` to their exit status and a single line:
+:mod:`turnip_base.errors` to their exit status and a single line:
 
 =====================  ======  ===============================================
 outcome                status  standard error
@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args_in: list[str], show_traceback: bool) -> int:
     try:
-        from fdm.errors import EXIT_FAILURE, TurnipFdmError
+        from turnip_base.errors import EXIT_FAILURE, TurnipFdmError
     except KeyboardInterrupt:
         return _interrupted()
     try:

@@ -14,10 +14,10 @@ import json
 from typing import Any
 
 from fdm.cli import add_variant_flag, load_and_plan
-from fdm.errors import ScenarioError
 from fdm.outputs import check_json_or_out, check_output_dir, write_files
 from layout_solver.diff import diff_json, diff_page_data, diff_plans, diff_table
 from layout_solver.page import page_html
+from turnip_base.errors import ScenarioError
 
 
 def _label(path: str, variants: list[str]) -> str:

@@ -16,8 +16,8 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from fdm.errors import ScenarioError
 from fdm.geometry import Rect
+from turnip_base.errors import ScenarioError
 
 from ..aprons import AprBlit, FRect
 from ._types import BoolArray, F32Array, Pair

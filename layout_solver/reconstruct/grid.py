@@ -13,7 +13,7 @@ same float64 operations, in the same order, as :func:`~layout_solver.reconstruct
 the outer product of a row of texel x and a column of texel y coordinates).  The values are
 identical to :func:`sample_both` at the same points (tested), and so are the refusals: a
 rendered pixel whose bin coordinate ``f2u16`` leaves undefined raises
-:class:`~fdm.errors.DriverAssertion`, one that reads an unwritten metadata slot
+:class:`~turnip_base.errors.DriverAssertion`, one that reads an unwritten metadata slot
 :class:`~layout_solver.metadata.UndefinedMetadataRead`.
 """
 
@@ -26,7 +26,7 @@ import attrs
 import numpy as np
 import numpy.typing as npt
 
-from fdm.errors import DriverAssertion
+from turnip_base.errors import DriverAssertion
 
 from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, layer_header
 from ..options import Addressing, Filter, as_addressing, as_filter

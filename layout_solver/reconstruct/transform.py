@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from fdm.errors import DriverAssertion
+from turnip_base.errors import DriverAssertion
 
 from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, Vec4, layer_header
 from ._types import F32Array
@@ -88,7 +88,7 @@ def subsampled_coordinates(ubo: Sequence[Vec4 | None], u: npt.ArrayLike, v: npt.
     """``tu_get_subsampled_coordinates`` for arrays of normalized framebuffer coordinates
     (converted to float32): bin ``f2u16(c * hdr.scale + hdr.offset)``, result
     ``c * bin.scale + bin.offset``.  Raises :class:`~layout_solver.metadata.UndefinedMetadataRead`
-    / :class:`~fdm.errors.DriverAssertion` (``f2u16``) where the scalar model would."""
+    / :class:`~turnip_base.errors.DriverAssertion` (``f2u16``) where the scalar model would."""
     u32 = np.asarray(u, dtype=np.float32)
     v32 = np.asarray(v, dtype=np.float32)
     base = layer * LAYER_VEC4S

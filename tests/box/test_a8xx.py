@@ -15,7 +15,7 @@ import fdm
 import fdm.plan
 import fdm.tile_select
 import fdm.turnip
-from fdm.errors import NotSupported
+from turnip_base.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Outcome, check, items_of
 from turnip_box.root import Box, find_box
 

@@ -20,7 +20,7 @@ import fdm.gpu
 import fdm.plan
 import fdm.tile_select
 import fdm.turnip
-from fdm.errors import NotSupported
+from turnip_base.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Item, Outcome, check, items_of
 from turnip_box.inside import VALIDATION_ENV
 from turnip_box.jobs import SHIM_GPU_IDS, job_of, model_scenario

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import fdm
-from fdm.errors import NotSupported, ScenarioError
+from turnip_base.errors import NotSupported, ScenarioError
 from turnip_box import registers as R
 from turnip_box.compare import viewport_regs
 from turnip_box.decode import driver_pass

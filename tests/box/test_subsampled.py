@@ -16,11 +16,11 @@ import fdm
 import layout_solver.aprons
 import layout_solver.metadata
 import layout_solver.solver
-from fdm.errors import NotSupported
 from fdm.geometry import Rect
 from layout_solver.aprons import AprBlit
 from layout_solver.metadata import LayerMetadata, MetadataBin
 from layout_solver.solver import SubsampledLayout
+from turnip_base.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Outcome, check, items_of
 from turnip_box.root import Box, find_box
 

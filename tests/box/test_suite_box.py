@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import fdm.turnip
-from fdm.errors import NotSupported
+from turnip_base.errors import NotSupported
 from turnip_box.root import environment, find_box
 from vk_tests.box import device as box_suite
 from vk_tests.box.device import DEVICE_JUDGES, device_opener

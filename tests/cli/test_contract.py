@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import fdm
-from fdm.errors import DriverAssertion, NotModelled, NotSupported, ScenarioError
+from turnip_base.errors import DriverAssertion, NotModelled, NotSupported, ScenarioError
 from turnip_fdm import cli
 
 

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fdm.clears import EMPTY_CLEAR, fdm_apply_gmem_clear_coords, gmem_clear_coords, gmem_clear_coords_all
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.plan import RenderPassPlan, plan_render_pass
 from fdm.scenario import parse_scenario
 from fdm.strategies import scenario_dicts
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 
 def plan(**kw):

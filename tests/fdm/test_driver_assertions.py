@@ -1,6 +1,6 @@
 """The error contract of the driver-level functions: a driver ``assert`` or C undefined
-behaviour raises :class:`fdm.errors.DriverAssertion` naming the driver function or macro; a bad
-argument or option raises :class:`fdm.errors.ScenarioError`."""
+behaviour raises :class:`turnip_base.errors.DriverAssertion` naming the driver function or macro; a bad
+argument or option raises :class:`turnip_base.errors.ScenarioError`."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import pytest
 
 from fdm import derivations
 from fdm.cmath import div_round_up, f32_to_i32, f32_to_u32, logbase2
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.patch import blit_rects
 from fdm.tiles import TileConfig, try_merge_tiles
 from fdm.turnip import euclid_rem, hw_bin_offset, tu_calc_frag_area, tu_fdm_per_bin_offset
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 
 def _field(exc: pytest.ExceptionInfo[DriverAssertion]) -> str:

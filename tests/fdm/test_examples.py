@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from fdm.cmath import F32
-from fdm.errors import DriverAssertion
 from fdm.patch import lower_frag_coord
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
 from fdm.turnip import fdm_texel_shift, tu_bin_offset, tu_calc_frag_area, tu_fdm_per_bin_offset, unorm8_to_float
+from turnip_base.errors import DriverAssertion
 
 
 def scenario(**kw):

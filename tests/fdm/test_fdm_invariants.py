@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, assume, example, given, note, settings
 from hypothesis import strategies as st
 
 from fdm import strategies as S
-from fdm.errors import DriverAssertion
 from fdm.patch import lower_frag_coord
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
 from fdm.turnip import hw_bin_offset, tu_bin_offset, tu_calc_frag_area, tu_fdm_per_bin_offset
+from turnip_base.errors import DriverAssertion
 
 F32 = np.float32
 UINT32_MAX = 0xFFFFFFFF

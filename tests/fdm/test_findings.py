@@ -65,7 +65,6 @@ import numpy as np
 import pytest
 
 from fdm.density import DensityMap, encode_layer, raw_frag_area
-from fdm.errors import DriverAssertion
 from fdm.geometry import Rect
 from fdm.gpu import fd6_calc_gmem_cache_offsets, gmem_budget
 from fdm.plan import RenderPassPlan, plan_render_pass
@@ -83,6 +82,7 @@ from layout_solver.reconstruct import (
     sample_points,
 )
 from layout_solver.store_path import store_path
+from turnip_base.errors import DriverAssertion
 
 try:  # Python 3.11+
     import tomllib

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import fdm.strategies as S
-from fdm.errors import TurnipFdmError
 from fdm.plan import PassBins, RenderPassPlan, SysmemPlan, plan_bins, plan_render_pass
 from fdm.scenario import parse_scenario
+from turnip_base.errors import TurnipFdmError
 
 PLAN = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

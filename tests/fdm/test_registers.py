@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import fdm
 from fdm import strategies as S
-from fdm.errors import ScenarioError
 from fdm.registers import (
     FIELDS,
     RULE_NEGATIVE,
@@ -25,6 +24,7 @@ from fdm.registers import (
     register_warnings,
     warning_json,
 )
+from turnip_base.errors import ScenarioError
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = Path(fdm.__file__).resolve().parent / "data" / "demo.toml"

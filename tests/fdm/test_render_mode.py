@@ -27,7 +27,6 @@ import fdm.patch
 import fdm.plan
 import fdm.render_mode
 from fdm import make_scenario, plan_render_pass
-from fdm.errors import NotModelled, ScenarioError
 from fdm.plan import RenderPassPlan, SysmemPlan
 from fdm.render_mode import (
     FDM_DISABLED_LOAD,
@@ -39,6 +38,7 @@ from fdm.render_mode import (
 )
 from fdm.report import plan_json, plan_table
 from fdm.scenario import Attachment
+from turnip_base.errors import NotModelled, ScenarioError
 
 CONST = {"format": "R32G32_SFLOAT", "views": [{"generator": "constant", "size": [60, 34], "density": 0.5}]}
 MS4_STORED = {"cpp": 4, "samples": 4}                              # clear + store: turns the FDM off

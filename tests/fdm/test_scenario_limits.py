@@ -14,7 +14,7 @@ import pytest
 
 import fdm
 from fdm import scenario
-from fdm.errors import ScenarioError
+from turnip_base.errors import ScenarioError
 
 HEAD = {"gpu": "a650", "framebuffer": [640, 480], "views": 1}
 DENSITY = {"views": [{"generator": "constant", "size": [20, 15], "density": 0.5}]}

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import pytest
 
-from fdm import DriverAssertion, ScenarioError, make_scenario, plan_render_pass
+from fdm import make_scenario, plan_render_pass
 from fdm.plan import RenderPassPlan
 from layout_solver import tu_calc_subsampled
 from layout_solver.metadata import layout_metadata
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 
 def _layer(density: float) -> dict[str, object]:

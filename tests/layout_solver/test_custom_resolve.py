@@ -16,7 +16,6 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
 from fdm.cmath import F32, UINT32_MAX
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.geometry import Rect
 from fdm.patch import fs_params_custom_resolve, viewport_custom_resolve, viewport_early_out
 from fdm.plan import plan_render_pass
@@ -29,6 +28,7 @@ from layout_solver.custom_resolve import (
     viewport_scissor_mismatches,
 )
 from layout_solver.metadata import framebuffer_to_subsampled
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 
 def tile_of(plan, cell):

@@ -12,7 +12,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from fdm.cmath import div_round_up
-from fdm.errors import ScenarioError
 from fdm.plan import plan_render_pass
 from fdm.scenario import parse_scenario
 from fdm.strategies import scenario_dicts
@@ -25,6 +24,7 @@ from layout_solver.metadata import (
     shader_pixel,
     subsampled_bin,
 )
+from turnip_base.errors import ScenarioError
 
 #: device tile_align 96/64/32 wide, a6xx, a7xx and a8xx
 GPUS = ["a650", "a730", "a740", "a750", "a810"]

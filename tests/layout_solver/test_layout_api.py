@@ -12,9 +12,9 @@ import pytest
 
 import layout_solver
 import layout_solver.reconstruct as reconstruct
-from fdm.errors import ScenarioError
 from layout_solver import options, tu_calc_subsampled
 from layout_solver.solver import solver_bin_offsets
+from turnip_base.errors import ScenarioError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -14,12 +14,12 @@ import os
 import numpy as np
 import pytest
 
-from fdm.errors import ScenarioError
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario
 from layout_solver import tu_calc_subsampled
 from layout_solver.layout_json import f32_json, layout_json
 from layout_solver.metadata import layout_metadata
+from turnip_base.errors import ScenarioError
 from turnip_fdm.cli import main
 
 

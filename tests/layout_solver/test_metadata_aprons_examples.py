@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from fdm.cmath import F32
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.geometry import Rect
 from layout_solver import tu_calc_subsampled
 from layout_solver.aprons import AprBlit, _shared_edge, tu_calc_subsampled_aprons
@@ -27,6 +26,7 @@ from layout_solver.metadata import (
     tu_emit_subsampled_metadata,
     tu_get_subsampled_coordinates,
 )
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 
 def f32(x):

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 import fdm
 from fdm.cmath import F32
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.geometry import Rect
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario, parse_scenario
@@ -43,6 +42,7 @@ from layout_solver.reconstruct import (
     sample_points,
     subsampled_coordinates,
 )
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 DEMO = os.path.join(os.path.dirname(fdm.__file__), "data", "demo.toml")
 COMBOS = [(f, a) for f in FILTERS for a in ADDRESSING]

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 import fdm
-from fdm.errors import DriverAssertion
 from fdm.plan import plan_render_pass
 from fdm.scenario import load_scenario
 from layout_solver import pictures as pic
@@ -42,6 +41,7 @@ from layout_solver.reconstruct import (
 from layout_solver.reconstruct import images as images_mod
 from layout_solver.reconstruct.transform import _ffma_fused_general
 from layout_solver.report import MAX_RECONSTRUCTION_PIXELS, layout_files
+from turnip_base.errors import DriverAssertion
 
 DEMO = os.path.join(os.path.dirname(fdm.__file__), "data", "demo.toml")
 COMBOS = [(f, a) for f in FILTERS for a in ADDRESSING]

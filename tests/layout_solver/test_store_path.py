@@ -13,7 +13,6 @@ import attrs
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
-from fdm.errors import DriverAssertion, ScenarioError
 from fdm.geometry import Rect
 from fdm.patch import blit_rects
 from fdm.plan import RenderPassPlan, plan_render_pass
@@ -21,6 +20,7 @@ from fdm.scenario import parse_scenario
 from fdm.strategies import scenario_dicts
 from layout_solver import tu_calc_subsampled
 from layout_solver.store_path import EMPTY, store_path, store_paths, transform_render_area
+from turnip_base.errors import DriverAssertion, ScenarioError
 
 
 def tile(plan, cell):

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 import fdm
-from fdm.errors import ScenarioError
 from fdm.plan import RenderPassPlan
 from layout_solver.subsampled_pass import stored_attachments, subsampled_pass
+from turnip_base.errors import ScenarioError
 from turnip_box.jobs import job_of
 
 BASE: dict[str, Any] = {

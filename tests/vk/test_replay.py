@@ -26,6 +26,7 @@ import fdm.patch
 import fdm.plan
 import fdm.turnip
 import layout_solver
+from turnip_base.errors import NotModelled
 from vk_tests import build_spirv
 from vk_tests.graphics import passes as graphics_passes
 from vk_tests.graphics import shaders as graphics_shaders
@@ -420,7 +421,7 @@ def test_run_refuses_sysmem_passes(vk):
     scene = {"scenario": {"gpu": "a750", "framebuffer": [64, 64], "tu_debug": ["sysmem"],
                           "density": {"views": [{"generator": "constant", "size": [2, 2], "density": 1.0}]}},
              "load_op": "clear"}
-    with pytest.raises(fdm.NotModelled, match="sysmem"):
+    with pytest.raises(NotModelled, match="sysmem"):
         run_replay(vk, scene)
 
 

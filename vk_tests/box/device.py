@@ -57,8 +57,7 @@ import attrs
 import numpy as np
 
 import fdm
-from fdm.errors import TurnipFdmError
-from turnip_base.errors import NotSupported, ScenarioError
+from turnip_base.errors import NotSupported, ScenarioError, TurnipFdmError
 from turnip_box import subsampled
 from turnip_box.check import slots_of, views_of
 from turnip_box.compare import cause_rank, differences

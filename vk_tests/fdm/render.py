@@ -15,7 +15,7 @@ one key of its own, ``"fdm"``: ``{"path": "rp2" | "dynrend", "readback": "auto" 
 * **Support.**  :func:`missing` names the first thing the device lacks, with the CTS conditions of
   docs/spec/vulkan-fdm-and-cts.md §2.6 and the binding gaps of §4.3 (e.g.
   ``VK_EXT_fragment_density_map``, ``multiview``, ``fragmentDensityMapNonSubsampledImages``,
-  ``VK_EXT_fragment_density_map_offset``); the case raises :class:`fdm.errors.NotSupported` with it
+  ``VK_EXT_fragment_density_map_offset``); the case raises :class:`turnip_base.errors.NotSupported` with it
   and never passes without rendering.
 * **Map.**  R8G8_UNORM bytes from the scene's scenario (the cases use the ``floor(255/n)`` bytes of
   §1.3, :func:`density_byte`), one layer per FDM layer, uploaded by a staging copy and a barrier to

@@ -33,7 +33,7 @@ import numpy.typing as npt
 import fdm
 from fdm.clears import gmem_clear_coords
 from fdm.plan import RenderPassPlan, TilePlan
-from turnip_base.errors import NotSupported
+from turnip_base.errors import NotModelled, NotSupported, ScenarioError
 from turnip_base.harness import Handle, Vulkan
 
 from ..graphics.passes import (
@@ -84,10 +84,10 @@ def quads_of(scene: Scene) -> list[tuple[int, int, int, int, float]]:
     out = []
     for i, q in enumerate(scene.get("quads", ())):
         if len(q) != 5 or not all(isinstance(v, int) for v in q[:4]) or not 0.0 <= float(q[4]) <= 1.0:
-            raise fdm.ScenarioError(f"quads[{i}]", f"must be [x0, y0, x1, y1, z] (integers, z in [0, 1]), got {q!r}")
+            raise ScenarioError(f"quads[{i}]", f"must be [x0, y0, x1, y1, z] (integers, z in [0, 1]), got {q!r}")
         out.append((int(q[0]), int(q[1]), int(q[2]), int(q[3]), float(q[4])))
     if len({q[4] for q in out}) != len(out):
-        raise fdm.ScenarioError("quads", "depths must be distinct (no tie for the LESS test)")
+        raise ScenarioError("quads", "depths must be distinct (no tie for the LESS test)")
     return out
 
 
@@ -95,7 +95,7 @@ def plan_depth(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
     sc, plan = plan_scene(scene)
     quads_of(scene)
     if scene.get("load_op", "clear") != "clear":
-        raise fdm.NotModelled("replay", "the depth scenes clear colour and depth")
+        raise NotModelled("replay", "the depth scenes clear colour and depth")
     return sc, plan
 
 

@@ -30,7 +30,7 @@ import numpy.typing as npt
 
 import fdm
 from fdm.plan import RenderPassPlan, TilePlan
-from turnip_base.errors import NotSupported
+from turnip_base.errors import NotSupported, ScenarioError
 from turnip_base.harness import Handle, Vulkan
 
 from ..graphics.passes import (
@@ -99,10 +99,10 @@ def msaa_scene(scenario: Mapping[str, Any], triangle: Sequence[Sequence[float]] 
 def triangle_of(scene: Scene) -> list[tuple[Fraction, Fraction]]:
     t = scene.get("triangle", ())
     if len(t) != 3 or any(len(p) != 2 for p in t):
-        raise fdm.ScenarioError("triangle", f"must be 3 points [x, y], got {t!r}")
+        raise ScenarioError("triangle", f"must be 3 points [x, y], got {t!r}")
     out = [(Fraction(p[0]), Fraction(p[1])) for p in t]
     if any((c * GRID).denominator != 1 for pt in out for c in pt):
-        raise fdm.ScenarioError("triangle", f"vertices must be multiples of 1/{GRID} pixel, got {t!r}")
+        raise ScenarioError("triangle", f"vertices must be multiples of 1/{GRID} pixel, got {t!r}")
     return out
 
 

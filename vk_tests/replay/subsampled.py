@@ -60,7 +60,7 @@ from layout_solver import (
     tu_calc_subsampled_aprons,
 )
 from layout_solver.reconstruct import sample_points
-from turnip_base.errors import NotSupported
+from turnip_base.errors import NotModelled, NotSupported, ScenarioError
 from turnip_base.harness import Handle, Vulkan
 
 from ..graphics.passes import (
@@ -136,11 +136,11 @@ def sampler_of(scene: Scene) -> tuple[str, str, str]:
     s = scene.get("sampler", {})
     f, a, b = s.get("filter"), s.get("addressing"), s.get("border", "transparent_black")
     if f not in FILTERS:
-        raise fdm.ScenarioError("sampler.filter", f"must be one of {', '.join(FILTERS)}, got {f!r}")
+        raise ScenarioError("sampler.filter", f"must be one of {', '.join(FILTERS)}, got {f!r}")
     if a not in ADDRESSING:
-        raise fdm.ScenarioError("sampler.addressing", f"must be one of {', '.join(ADDRESSING)}, got {a!r}")
+        raise ScenarioError("sampler.addressing", f"must be one of {', '.join(ADDRESSING)}, got {a!r}")
     if b not in BORDERS:
-        raise fdm.ScenarioError("sampler.border", f"must be one of {', '.join(BORDERS)}, got {b!r}")
+        raise ScenarioError("sampler.border", f"must be one of {', '.join(BORDERS)}, got {b!r}")
     return f, a, b
 
 
@@ -149,9 +149,9 @@ def plan_subsampled(scene: Scene) -> tuple[fdm.Scenario, RenderPassPlan]:
     sc, plan = plan_scene(scene)
     sampler_of(scene)
     if sc.fdm_layers > MAX_LAYERS:
-        raise fdm.NotModelled("replay", f"the sampling shader holds metadata for {MAX_LAYERS} layers")
+        raise NotModelled("replay", f"the sampling shader holds metadata for {MAX_LAYERS} layers")
     if sc.render_areas and any(r.as_tuple() != (0, 0, *sc.framebuffer) for r in sc.render_areas):
-        raise fdm.NotModelled("replay", "the subsampled scenes render the whole framebuffer")
+        raise NotModelled("replay", "the subsampled scenes render the whole framebuffer")
     return sc, plan
 
 
@@ -320,7 +320,7 @@ class SubsampledReplayer(Replayer):
         self.scene = scene
         self.layout = tu_calc_subsampled(plan)
         if not self.layout.solved:
-            raise fdm.NotModelled("replay", "more than 512 bins: the solver does not run (fallback metadata)")
+            raise NotModelled("replay", "more than 512 bins: the solver does not run (fallback metadata)")
         lay = self.layout
         self.size0 = (lay.width0, lay.height0)
         W, H = sc.framebuffer

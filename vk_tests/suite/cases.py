@@ -1,7 +1,7 @@
 """The unit of the device suite: a case is a scene, a way to run it, and a judge.
 
 * ``run(device, scene)`` renders (or, for host cases, computes) and returns what was read back
-  (:class:`CaseOutput`); it raises :class:`fdm.errors.NotSupported` naming what the device
+  (:class:`CaseOutput`); it raises :class:`turnip_base.errors.NotSupported` naming what the device
   lacks, never passes without rendering.
 * ``judge(scene, output)`` is pure: it compares the output with the oracle and returns a
   :class:`Verdict`.  ``turnip-fdm vk check BUNDLE`` calls it again offline on a stored scene and

@@ -5,7 +5,7 @@ Rules (``docs/device-suite.md``):
 * The device is opened once, with the Khronos validation layer on, and only when a selected
   case needs one.  When it cannot be opened every device case is NotSupported with the reason;
   nothing passes without running.
-* Per case: ``run`` then ``judge``.  :class:`fdm.errors.NotSupported` from either is
+* Per case: ``run`` then ``judge``.  :class:`turnip_base.errors.NotSupported` from either is
   NotSupported with its reason; any other exception (a lost device, out of memory, a bug of
   the case) is Fail with the exception's one line, and the run goes on; after a lost device
   (``VkErrorDeviceLost``) the device is closed and opened again for the next case.  Any message
