@@ -119,6 +119,9 @@ class Scenario:
     fdm_offset_create_flag: bool = False
     fdm_offsets: tuple[tuple[int, int], ...] | None = None
     writes_viewport_index: bool = False
+    #: the pipeline bakes its viewports and scissors (``pViewports``/``pScissors``, no dynamic
+    #: state): turnip 26.2.2 and later patch them per bin like dynamic ones (the model's rule)
+    static_viewport: bool = False
     multiview_per_view_viewports: bool = False
     render_areas: tuple[Rect, ...] = ()
     bin_merging: MergingVariant = "upstream"
@@ -535,7 +538,7 @@ TOP_LEVEL = ("name", "gpu", "framebuffer", "views", "tile_size", "attachments", 
              "fdm_offsets", "writes_viewport_index", "multiview_per_view_viewports", "render_areas",
              "bin_merging", "viewports", "scissors", "density", "expect", "depth_load_op",
              "driver", "tu_debug", "layers", "fdm_per_layer", "max_fdm_layers",
-             "custom_resolve", "draws")
+             "custom_resolve", "draws", "static_viewport")
 
 
 def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
@@ -689,6 +692,7 @@ def parse_scenario(data: Any, base_dir: str = ".") -> Scenario:
                     tu_debug=tu_debug, layers=fb_layers, fdm_per_layer=per_layer, max_fdm_layers=max_fdm_layers,
                     custom_resolve=_bool(d.get("custom_resolve", False), "custom_resolve"),
                     draws=_int(d.get("draws", 1), "draws", 0),
+                    static_viewport=_bool(d.get("static_viewport", False), "static_viewport"),
                     viewports=viewports, scissors=scissors,
                     name=name)
 

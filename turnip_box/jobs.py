@@ -20,7 +20,8 @@ Choices the scenario leaves open, fixed here (``docs/box.md``):
   the driver would have read from the bytes (``byte * (1.0f / 255)``), so every quantity after
   the read is compared unchanged;
 * one full-screen triangle per draw, a pipeline whose fragment shader reads ``gl_FragCoord``,
-  depth test ``LESS`` with writes when there is depth; viewports and scissors as dynamic state.
+  depth test ``LESS`` with writes when there is depth; viewports and scissors as dynamic state
+  (``static_viewport``: baked into the pipeline).
 """
 
 from __future__ import annotations
@@ -125,4 +126,6 @@ def job_of(sc: Scenario, name: str, out: str) -> dict[str, Any]:
         "viewports": vps, "scissors": scs, "writes_viewport_index": sc.writes_viewport_index,
         "per_view_viewports": sc.multiview_per_view_viewports, "render_areas": areas,
         "draws": int(getattr(sc, "draws", 1)),
+        # false: the pipeline bakes viewports and scissors (pViewports/pScissors, no dynamic state)
+        "dynamic_viewport": not sc.static_viewport,
     }
