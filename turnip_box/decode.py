@@ -103,6 +103,12 @@ class _Phases(Listener):
     def reg(self, reg: int, value: int) -> None:
         self.reg_block(reg, (value,))
 
+    def reg_map(self, writes: dict[int, int]) -> None:
+        self.regs.update(writes)
+        cur = self.current
+        if cur is not None and cur["at_draw"] is None:
+            cur["written"].update(writes)
+
     def reg_block(self, reg: int, values: tuple[int, ...]) -> None:
         regs = self.regs
         if len(values) == 1:

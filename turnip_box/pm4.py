@@ -27,6 +27,7 @@ tracks what the CP would have programmed.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -123,6 +124,12 @@ class Listener:
         for i, v in enumerate(values):
             self.reg(reg + i, v)
 
+    def reg_map(self, writes: dict[int, int]) -> None:
+        """The net effect of an IB that only writes registers (register -> last value, in the
+        order first written); by default one :meth:`reg_block` each."""
+        for r, v in writes.items():
+            self.reg_block(r, (v,))
+
     def marker(self, mode: int) -> None:  # noqa: B027
         pass
 
@@ -145,6 +152,41 @@ class Listener:
         pass
 
 
+_UNSEEN: Any = object()
+
+
+def register_writes(words: tuple[int, ...]) -> tuple[dict[int, int], int] | None:
+    """The net register writes of an IB made only of type-4 packets, ``CP_CONTEXT_REG_BUNCH``
+    and NOPs (and its packet count); None for any other IB."""
+    out: dict[int, int] = {}
+    pos, n, packets = 0, len(words), 0
+    while pos < n:
+        hdr = words[pos]
+        typ = hdr >> 28
+        packets += 1
+        if typ == 4:
+            count = hdr & 0x7F
+            if pos + 1 + count > n:
+                return None
+            reg = (hdr >> 8) & 0x7FFFF
+            for i in range(count):
+                out[reg + i] = words[pos + 1 + i]
+            pos += 1 + count
+        elif typ == 7 and (hdr >> 16) & 0x7F == CP_CONTEXT_REG_BUNCH:
+            count = hdr & 0x7FFF
+            p = words[pos + 1:pos + 1 + count]
+            for k in range(0, len(p) - 1, 2):
+                out[p[k]] = p[k + 1]
+            pos += 1 + count
+        elif hdr == 0 or typ == 2:
+            pos += 1
+        else:
+            return None
+    if pos != n:  # a packet ran past the end: let the packet walk say so
+        return None
+    return out, packets
+
+
 @attrs.define
 class Walk:
     """One walk of a dump's submit (see the module docstring)."""
@@ -156,6 +198,12 @@ class Walk:
     predicate: int = 0
     groups: dict[int, tuple[int, int, int]] = attrs.field(factory=dict)
     packets: int = 0
+    #: (iova, dwords) of an IB read since the last CP_MEM_WRITE -> its register writes and packet
+    #: count when it does nothing else (a draw-state group, re-run at every draw), else None
+    compiled: dict[tuple[int, int], tuple[dict[int, int], int] | None] = attrs.field(factory=dict)
+    #: (render mode, the enabled groups) -> the combined register writes of a draw's groups
+    draw_effects: dict[tuple[int, tuple[tuple[int, int, int, int], ...]],
+                       list[tuple[dict[int, int], int] | tuple[int, int]]] = attrs.field(factory=dict)
 
     def run(self, dump: Dump) -> None:
         for iova, dwords in dump.cmdstreams:
@@ -164,11 +212,31 @@ class Walk:
     def ib(self, iova: int, dwords: int, depth: int) -> None:
         if depth > MAX_IB_DEPTH:
             raise StreamError(f"IB nesting deeper than {MAX_IB_DEPTH} at {iova:#x}")
+        # an IB that only writes registers is replayed from its net effect (the hot path: turnip's
+        # draw-state groups run again at every draw of every bin); a per-packet listener sees it all
+        bulk = type(self.listener).packet is Listener.packet
+        key = (iova, dwords)
+        known = self.compiled.get(key, _UNSEEN) if bulk else _UNSEEN
+        if known is not _UNSEEN and known is not None:
+            self._replay(known)
+            return
         try:
             words = self.memory.dwords(iova, dwords)
         except KeyError as e:
             raise StreamError(str(e)) from e
+        if bulk and known is _UNSEEN:
+            only = register_writes(words)
+            self.compiled[key] = only
+            if only is not None:
+                self._replay(only)
+                return
         self.words(words, depth)
+
+    def _replay(self, only: tuple[dict[int, int], int]) -> None:
+        self.packets += only[1]
+        if self.packets > MAX_PACKETS:
+            raise StreamError(f"more than {MAX_PACKETS} packets")
+        self.listener.reg_map(only[0])
 
     def words(self, words: tuple[int, ...], depth: int) -> None:
         pos = 0
@@ -225,6 +293,8 @@ class Walk:
                 else:
                     self.groups[gid] = (addr, d0 & DS_COUNT_MASK, d0)
         elif op == CP_MEM_WRITE and len(p) >= 2:
+            self.compiled.clear()  # a patch may rewrite an IB read before
+            self.draw_effects.clear()
             self.listener.mem_write(p[0] | (p[1] << 32), p[2:])
             try:
                 self.memory.write(p[0] | (p[1] << 32), p[2:])
@@ -246,10 +316,7 @@ class Walk:
                 self.mode = mode
             self.listener.marker(mode)
         elif op in DRAWS:
-            for gid in sorted(self.groups):
-                addr, _count, d0 = self.groups[gid]
-                if self.group_enabled(d0):
-                    self.run_group(addr, d0, depth)
+            self.run_groups(depth)
             self.listener.draw(op, p)
         elif op == CP_EVENT_WRITE or op == CP_BLIT:
             self.listener.event(op, p)
@@ -263,6 +330,46 @@ class Walk:
             return True
         return bool((self.mode == RM6_BINNING and masks & DS_BINNING) or (self.mode == RM6_GMEM and masks & DS_GMEM)
                     or (self.mode == RM6_BYPASS and masks & DS_SYSMEM))
+
+    def run_groups(self, depth: int) -> None:
+        """The enabled draw-state groups at a draw, in group order.  Consecutive groups that only
+        write registers are replayed as one combined effect; the steps are kept until the next
+        CP_MEM_WRITE or a change of the groups or the render mode (a per-packet listener sees
+        every packet instead)."""
+        enabled = [(gid, *self.groups[gid]) for gid in sorted(self.groups) if self.group_enabled(self.groups[gid][2])]
+        if type(self.listener).packet is not Listener.packet:
+            for _gid, addr, _count, d0 in enabled:
+                self.run_group(addr, d0, depth)
+            return
+        key = (self.mode, tuple(enabled))
+        steps = self.draw_effects.get(key)
+        if steps is None:
+            steps = []
+            for _gid, addr, _count, d0 in enabled:
+                only = self._compiled(addr, d0 & DS_COUNT_MASK)
+                if only is None:
+                    steps.append((addr, d0))
+                elif steps and isinstance(steps[-1][0], dict):
+                    prev = steps[-1]
+                    assert isinstance(prev[0], dict)
+                    steps[-1] = ({**prev[0], **only[0]}, prev[1] + only[1])
+                else:
+                    steps.append(only)
+            self.draw_effects[key] = steps
+        for step in steps:
+            if isinstance(step[0], dict):
+                self._replay(step)
+            else:
+                self.run_group(step[0], step[1], depth)
+
+    def _compiled(self, iova: int, dwords: int) -> tuple[dict[int, int], int] | None:
+        key = (iova, dwords)
+        if key not in self.compiled:
+            try:
+                self.compiled[key] = register_writes(self.memory.dwords(iova, dwords))
+            except KeyError:
+                self.compiled[key] = None  # the packet walk reports it
+        return self.compiled[key]
 
     def run_group(self, addr: int, d0: int, depth: int) -> None:
         self.ib(addr, d0 & DS_COUNT_MASK, depth + 1)
