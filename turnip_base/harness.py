@@ -24,11 +24,13 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import numpy as np
-from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 from .errors import NotSupported
 
@@ -142,6 +144,8 @@ class Buffer:
 
     def write(self, data: NDArray[Any], offset: int = 0) -> None:
         vk = self.ctx.vk
+        import numpy as np  # here, not at the top: the box's recorder opens devices without numpy
+
         raw = np.ascontiguousarray(data).view(np.uint8).ravel()
         mapped = vk.vkMapMemory(self.ctx.device, self.memory, offset, raw.size, 0)
         np.frombuffer(mapped, np.uint8, raw.size)[:] = raw
@@ -149,6 +153,8 @@ class Buffer:
 
     def read(self, nbytes: int, offset: int = 0) -> NDArray[np.uint8]:
         vk = self.ctx.vk
+        import numpy as np
+
         mapped = vk.vkMapMemory(self.ctx.device, self.memory, offset, nbytes, 0)
         out = np.frombuffer(mapped, np.uint8, nbytes).copy()
         vk.vkUnmapMemory(self.ctx.device, self.memory)
@@ -490,6 +496,8 @@ class Vulkan:
         data = vk.ffi.new(f"uint64_t[{count}]")
         vk.vkGetQueryPoolResults(self.device, pool, 0, count, vk.ffi.sizeof(data), data, 8,
                                  vk.VK_QUERY_RESULT_64_BIT | vk.VK_QUERY_RESULT_WAIT_BIT)
+        import numpy as np
+
         ticks = np.array(list(data), dtype=np.uint64)
         bits = self.info.timestamp_valid_bits
         if 0 < bits < 64:
