@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 import numpy as np
 
+from fdm.clears import gmem_clear_coords
 from fdm.patch import ViewportPatch
 from fdm.plan import RenderPassPlan, SysmemPlan, TilePlan
 
@@ -45,6 +46,9 @@ CAUSE_ORDER = (
     "foveat.hw_offset.RB_BIN_FOVEAT_XY_FDM",
     "force_lrz_dis", "lrz",
     "slot_count", "slot", "viewport", "viewport_scissor", "scissor",
+    # the bin's GMEM clears (load-op clears through the resolve engine's BLIT event), mapped into
+    # the bin's rendering space with the same frag area and offset as the viewports
+    "gmem_clears",
     "sysmem.slot_count", "sysmem.slot", "sysmem.viewport", "sysmem.viewport_scissor", "sysmem.scissor",
     "fast_store", "store_rects",
     # a pass with a subsampled attachment (turnip_box.subsampled): per bin its store into the
@@ -157,6 +161,26 @@ def _stores(d: _Diff, i: int, b: Phase, t: TilePlan, chip: int) -> None:
         d.eq("store_rects", sorted(got), sorted(want), i)
 
 
+def _clears(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan) -> None:
+    """The bin's blit-event GMEM clears: each layer ``v`` of each cleared attachment clears
+    ``fdm_apply_gmem_clear_coords`` of the render area (``render_areas[v]`` with per-view render
+    areas, else ``render_areas[0]``) for view ``v`` of the tile (:func:`fdm.clears.gmem_clear_coords`),
+    masked into ``a6xx_reg_xy``.  Compared as a set over attachments and layers, and only where the
+    stream has such clears: which clears take the blit event rather than a 3D draw depends on
+    turnip's per-attachment conditions the model does not follow."""
+    if not b.clears or not plan.fdm_enabled:
+        return
+    sc = plan.scenario
+    areas = sc.render_areas
+    layers = sc.views if sc.views > 1 else sc.layers
+    want = set()
+    for v in range(layers):
+        r = areas[v] if len(areas) > 1 else areas[0]
+        tl, br = gmem_clear_coords(t, v, (r.x, r.y, r.w, r.h))
+        want.add((R.reg_xy(tl[0] | tl[1] << 16), R.reg_xy(br[0] | br[1] << 16)))
+    d.eq("gmem_clears", sorted(set(b.clears)), sorted(want), i)
+
+
 def _bin(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: int) -> None:
     d.eq("window_scissor", b.window_scissor, _rect(t.window_scissor), i)
     d.eq("common_bin_start", b.window_offset, _pair(t.common_bin_start), i)
@@ -181,6 +205,7 @@ def _bin(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: in
             for name, copy in fov.get("copies", {}).items():
                 d.eq(f"foveat.hw_offset.{name}", copy[:n], offs, i)
     _slots(d, b, t.slots, i, "")
+    _clears(d, i, b, t, plan)
     if not plan.scenario.subsampled:  # a subsampled pass's stores: turnip_box.subsampled
         _stores(d, i, b, t, chip)
     if not plan.fdm_enabled:

@@ -72,6 +72,10 @@ class Phase:
     #: per view ``(frag_area, o)`` of the fragment shader's FDM constants as patched for this bin
     #: (``fdm_apply_fs_params``), when the bin's patches hold them
     fs_params: tuple[tuple[tuple[int, int], tuple[float, float]], ...] | None = None
+    #: the bin's GMEM clears before its first draw, in stream order: ``RB_RESOLVE_CNTL_1/2``
+    #: (0x88d1/0x88d2, inclusive corners) at each BLIT event whose ``RB_RESOLVE_OPERATION``
+    #: (0x88e3) TYPE is 2, clear (a load-op clear or vkCmdClearAttachments through the resolve engine)
+    clears: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -124,7 +128,7 @@ class _Phases(Listener):
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
         if kind is not None:
-            self.current = {"kind": kind, "at_draw": None, "patches": [], "stores": [],
+            self.current = {"kind": kind, "at_draw": None, "patches": [], "stores": [], "clears": [],
                             "resolving": False, "pred": None, "written": set()}
             self.phases.append(self.current)
         elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
@@ -152,10 +156,15 @@ class _Phases(Listener):
         # RB_RESOLVE_OPERATION over RB_RESOLVE_CNTL_1/2 (the fast store), or a CP_BLIT of the A2D
         # engine from GMEM to sysmem (the scaled store)
         cur = self.current
-        if cur is None or cur["kind"] != "gmem" or not cur["resolving"]:
-            return
         g = self.regs.get
         t = self.table
+        if cur is not None and cur["kind"] == "gmem" and cur["at_draw"] is None and not cur["resolving"] \
+                and payload and (payload[0] & 0x7F) == 0x1E and g(t.rb_resolve_operation, 0) & 3 == 2:
+            # before the draws: a clear of GMEM by the resolve engine over RB_RESOLVE_CNTL_1/2
+            cur["clears"].append((R.reg_xy(g(t.rb_blit_scissor_tl, 0)), R.reg_xy(g(t.rb_blit_scissor_br, 0))))
+            return
+        if cur is None or cur["kind"] != "gmem" or not cur["resolving"]:
+            return
         if opcode == CP_BLIT:
             src = tuple(g(t.gras_a2d_src + k, 0) >> 8 for k in range(4))
             cur["stores"].append(("a2d", (R.reg_xy(g(t.gras_a2d_dest_tl, 0)), R.reg_xy(g(t.gras_a2d_dest_br, 0))),
@@ -205,7 +214,7 @@ def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int],
                  slot_count=max((i + 1 for i in range(R.MAX_VIEWPORTS) if vp0 + 6 * i in raw["written"]),
                                 default=0),
                  stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
-                 fs_params=fs_params_of(raw["patches"], views))
+                 fs_params=fs_params_of(raw["patches"], views), clears=tuple(raw["clears"]))
 
 
 def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass:
