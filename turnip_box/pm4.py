@@ -26,6 +26,7 @@ tracks what the CP would have programmed.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from typing import Any
 
@@ -152,39 +153,85 @@ class Listener:
         pass
 
 
-_UNSEEN: Any = object()
+@attrs.frozen
+class Program:
+    """An IB compiled once for replay: runs of register writes (type-4 packets,
+    ``CP_CONTEXT_REG_BUNCH`` and NOPs) as their net effect, and every other type-7 packet as it
+    is, each step with the dword position it starts at (``CP_COND_REG_EXEC`` skips dwords)."""
+
+    #: ``(writes, packets, start, end)`` for a run of register writes; ``(opcode, payload, start,
+    #: end)`` for another type-7 packet
+    steps: tuple[tuple[Any, Any, int, int], ...]
+    starts: tuple[int, ...]
+    words: tuple[int, ...]
+
+    @property
+    def pure(self) -> tuple[dict[int, int], int] | None:
+        """``(writes, packets)`` when the IB does nothing but write registers."""
+        if len(self.steps) == 1 and isinstance(self.steps[0][0], dict):
+            return self.steps[0][0], self.steps[0][1]
+        if not self.steps:
+            return {}, 0
+        return None
+
+
+def compile_ib(words: tuple[int, ...]) -> Program | None:
+    """The :class:`Program` of an IB; None when it holds a packet the walk must report itself
+    (an unknown header, a packet that runs past the end)."""
+    steps: list[tuple[Any, Any, int, int]] = []
+    run: dict[int, int] | None = None
+    run_packets = run_start = 0
+    pos, n = 0, len(words)
+
+    def close(end: int) -> None:
+        nonlocal run
+        if run is not None:
+            steps.append((run, run_packets, run_start, end))
+            run = None
+
+    while pos < n:
+        hdr = words[pos]
+        typ = hdr >> 28
+        if typ == 4 or hdr == 0 or typ == 2 or (typ == 7 and (hdr >> 16) & 0x7F == CP_CONTEXT_REG_BUNCH):
+            if run is None:
+                run, run_packets, run_start = {}, 0, pos
+            run_packets += 1
+            if typ == 4:
+                count = hdr & 0x7F
+                if pos + 1 + count > n:
+                    return None
+                reg = (hdr >> 8) & 0x7FFFF
+                for k in range(count):
+                    run[reg + k] = words[pos + 1 + k]
+                pos += 1 + count
+            elif typ == 7:
+                count = hdr & 0x7FFF
+                if pos + 1 + count > n:
+                    return None
+                p = words[pos + 1:pos + 1 + count]
+                for k in range(0, len(p) - 1, 2):
+                    run[p[k]] = p[k + 1]
+                pos += 1 + count
+            else:
+                pos += 1
+        elif typ == 7:
+            close(pos)
+            count = hdr & 0x7FFF
+            if pos + 1 + count > n:
+                return None
+            steps.append(((hdr >> 16) & 0x7F, words[pos + 1:pos + 1 + count], pos, pos + 1 + count))
+            pos += 1 + count
+        else:
+            return None
+    close(pos)
+    return Program(steps=tuple(steps), starts=tuple(st[2] for st in steps), words=words)
 
 
 def register_writes(words: tuple[int, ...]) -> tuple[dict[int, int], int] | None:
     """The net register writes of an IB made only of type-4 packets, ``CP_CONTEXT_REG_BUNCH``
     and NOPs (and its packet count); None for any other IB."""
-    out: dict[int, int] = {}
-    pos, n, packets = 0, len(words), 0
-    while pos < n:
-        hdr = words[pos]
-        typ = hdr >> 28
-        packets += 1
-        if typ == 4:
-            count = hdr & 0x7F
-            if pos + 1 + count > n:
-                return None
-            reg = (hdr >> 8) & 0x7FFFF
-            for i in range(count):
-                out[reg + i] = words[pos + 1 + i]
-            pos += 1 + count
-        elif typ == 7 and (hdr >> 16) & 0x7F == CP_CONTEXT_REG_BUNCH:
-            count = hdr & 0x7FFF
-            p = words[pos + 1:pos + 1 + count]
-            for k in range(0, len(p) - 1, 2):
-                out[p[k]] = p[k + 1]
-            pos += 1 + count
-        elif hdr == 0 or typ == 2:
-            pos += 1
-        else:
-            return None
-    if pos != n:  # a packet ran past the end: let the packet walk say so
-        return None
-    return out, packets
+    prog = compile_ib(words)
+    return prog.pure if prog is not None else None
 
 
 @attrs.define
@@ -198,9 +245,9 @@ class Walk:
     predicate: int = 0
     groups: dict[int, tuple[int, int, int]] = attrs.field(factory=dict)
     packets: int = 0
-    #: (iova, dwords) of an IB read since the last CP_MEM_WRITE -> its register writes and packet
-    #: count when it does nothing else (a draw-state group, re-run at every draw), else None
-    compiled: dict[tuple[int, int], tuple[dict[int, int], int] | None] = attrs.field(factory=dict)
+    #: (iova, dwords) of an IB read before -> its :class:`Program` (None: walk it packet by
+    #: packet); a CP_MEM_WRITE drops the IBs it overlaps
+    compiled: dict[tuple[int, int], Program | None] = attrs.field(factory=dict)
     #: (render mode, the enabled groups) -> the combined register writes of a draw's groups
     draw_effects: dict[tuple[int, tuple[tuple[int, int, int, int], ...]],
                        list[tuple[dict[int, int], int] | tuple[int, int]]] = attrs.field(factory=dict)
@@ -212,25 +259,44 @@ class Walk:
     def ib(self, iova: int, dwords: int, depth: int) -> None:
         if depth > MAX_IB_DEPTH:
             raise StreamError(f"IB nesting deeper than {MAX_IB_DEPTH} at {iova:#x}")
-        # an IB that only writes registers is replayed from its net effect (the hot path: turnip's
-        # draw-state groups run again at every draw of every bin); a per-packet listener sees it all
-        bulk = type(self.listener).packet is Listener.packet
-        key = (iova, dwords)
-        known = self.compiled.get(key, _UNSEEN) if bulk else _UNSEEN
-        if known is not _UNSEEN and known is not None:
-            self._replay(known)
-            return
+        # an IB is compiled once and replayed (the hot path: turnip's draw-state groups run again
+        # at every draw, its draw IB again in every bin); a per-packet listener sees every packet
+        if type(self.listener).packet is Listener.packet:
+            prog = self._compiled(iova, dwords)
+            if prog is not None:
+                self.run_program(prog, depth)
+                return
         try:
             words = self.memory.dwords(iova, dwords)
         except KeyError as e:
             raise StreamError(str(e)) from e
-        if bulk and known is _UNSEEN:
-            only = register_writes(words)
-            self.compiled[key] = only
-            if only is not None:
-                self._replay(only)
-                return
         self.words(words, depth)
+
+    def run_program(self, prog: Program, depth: int) -> None:
+        """Replay ``prog``: each run of register writes at once, each other packet as
+        :meth:`words` would (a ``CP_COND_REG_EXEC`` skip continues at the step the skip lands on,
+        or packet by packet from there when it lands inside a run)."""
+        steps, k, m = prog.steps, 0, len(prog.steps)
+        listener = self.listener
+        while k < m:
+            first, second, _start, end = steps[k]
+            k += 1
+            if isinstance(first, dict):
+                self.packets += second
+                if self.packets > MAX_PACKETS:
+                    raise StreamError(f"more than {MAX_PACKETS} packets")
+                listener.reg_map(first)
+                continue
+            self.packets += 1
+            if self.packets > MAX_PACKETS:
+                raise StreamError(f"more than {MAX_PACKETS} packets")
+            skip = self.type7(first, second, depth)
+            if skip:
+                target = end + skip
+                k = bisect.bisect_left(prog.starts, target)
+                if k < m and prog.starts[k] != target or k == m and target < len(prog.words):
+                    self.words(prog.words[target:], depth)
+                    return
 
     def _replay(self, only: tuple[dict[int, int], int]) -> None:
         self.packets += only[1]
@@ -293,8 +359,7 @@ class Walk:
                 else:
                     self.groups[gid] = (addr, d0 & DS_COUNT_MASK, d0)
         elif op == CP_MEM_WRITE and len(p) >= 2:
-            self.compiled.clear()  # a patch may rewrite an IB read before
-            self.draw_effects.clear()
+            self.forget(p[0] | (p[1] << 32), len(p) - 2)  # a patch may rewrite an IB read before
             self.listener.mem_write(p[0] | (p[1] << 32), p[2:])
             try:
                 self.memory.write(p[0] | (p[1] << 32), p[2:])
@@ -324,6 +389,14 @@ class Walk:
             self.listener.load_state(op, p, p[3:])
         return 0
 
+    def forget(self, addr: int, count: int) -> None:
+        """Drop the compiled IBs that ``count`` dwords written at ``addr`` overlap (and every
+        draw's combined groups, which may hold one)."""
+        end = addr + 4 * count
+        for key in [k for k in self.compiled if k[0] < end and addr < k[0] + 4 * k[1]]:
+            del self.compiled[key]
+        self.draw_effects.clear()
+
     def group_enabled(self, d0: int) -> bool:
         masks = d0 & (DS_BINNING | DS_GMEM | DS_SYSMEM)
         if not masks:
@@ -346,7 +419,8 @@ class Walk:
         if steps is None:
             steps = []
             for _gid, addr, _count, d0 in enabled:
-                only = self._compiled(addr, d0 & DS_COUNT_MASK)
+                prog = self._compiled(addr, d0 & DS_COUNT_MASK)
+                only = prog.pure if prog is not None else None
                 if only is None:
                     steps.append((addr, d0))
                 elif steps and isinstance(steps[-1][0], dict):
@@ -362,11 +436,11 @@ class Walk:
             else:
                 self.run_group(step[0], step[1], depth)
 
-    def _compiled(self, iova: int, dwords: int) -> tuple[dict[int, int], int] | None:
+    def _compiled(self, iova: int, dwords: int) -> Program | None:
         key = (iova, dwords)
         if key not in self.compiled:
             try:
-                self.compiled[key] = register_writes(self.memory.dwords(iova, dwords))
+                self.compiled[key] = compile_ib(self.memory.dwords(iova, dwords))
             except KeyError:
                 self.compiled[key] = None  # the packet walk reports it
         return self.compiled[key]
