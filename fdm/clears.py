@@ -14,6 +14,12 @@ corners of the resolve engine's clear) for every bin.  Its users:
 * the pre-a7xx GMEM clear of ``vkCmdClearAttachments`` (``tu_clear_gmem_attachments`` /
   ``tu_emit_clear_gmem_attachment``): the same per-layer rule, ``custom_resolve`` never set.
 
+Which path a render-pass load-op clear takes, and whether it is mapped, is
+:func:`load_op_clear_coords`: the BLIT-event clear of a GPU without the generic clear
+(``tu_clear_gmem_attachment``) has the patchpoint only from Mesa 26.2.2 on; before (Mesa 26.1,
+26.2.0-rc1: ``[driver] tu_clear_gmem_attachment = "mesa-26.1"``) every bin clears the unmapped
+render area (:func:`tu6_emit_blit_scissor`).
+
 The rectangle is mapped from framebuffer space into the space the GMEM resolve engine uses (the
 window space of the bin, origin ``b_cs``): ``x -> x / fa + o`` with ``o = tu_fdm_per_bin_offset(fa,
 B.offset, b_cs) = b_cs - B.x / fa`` (no HW bin-scaling ``o'``: the resolve engine is not behind
@@ -26,8 +32,10 @@ from __future__ import annotations
 from turnip_base.errors import ScenarioError
 
 from .cmath import u32
+from .gpu import GpuProfile
 from .plan import TilePlan
 from .turnip import tu_fdm_per_bin_offset
+from .variants import ClearGmemAttachment
 
 Pair = tuple[int, int]
 Rect4 = tuple[int, int, int, int]
@@ -88,3 +96,33 @@ def gmem_clear_coords(tile: TilePlan, view: int, rect: Rect4, custom_resolve: bo
 def gmem_clear_coords_all(tile: TilePlan, rect: Rect4, custom_resolve: bool = False) -> tuple[Corners, ...]:
     """:func:`gmem_clear_coords` for every view of a tile (one patchpoint per layer), in view order."""
     return tuple(gmem_clear_coords(tile, v, rect, custom_resolve) for v in range(len(tile.views)))
+
+
+def tu6_emit_blit_scissor(rect: Rect4) -> Corners:
+    """``tu6_emit_blit_scissor`` (src/freedreno/vulkan/tu_cmd_buffer.cc, pop-os @ 025a3b4d) with
+    ``align`` false, as the subpass-begin clears emit it: ``RB_RESOLVE_CNTL_1/2`` = ``(x, y)``,
+    ``(x + w - 1, y + h - 1)`` of the render area, in ``uint32_t``.  (An empty render area emits
+    nothing; ``use_sysmem_rendering`` renders a pass with one in sysmem, so no bin reaches it.)"""
+    x, y, w, h = rect
+    return (u32(x), u32(y)), (u32(u32(x) + w - 1), u32(u32(y) + h - 1))
+
+
+def load_op_clear_coords(tile: TilePlan, view: int, rect: Rect4, gpu: GpuProfile,
+                         variant: ClearGmemAttachment = "upstream") -> Corners:
+    """The GMEM clear of a render-pass load-op clear for layer ``view`` of a planned FDM tile, as
+    the resolve engine's ``RB_RESOLVE_CNTL_1/2`` hold it; ``rect`` is the layer's render area
+    (``render_areas[view]`` with per-layer render areas, else ``render_areas[0]``).
+
+    * a GPU with the generic clear (``tu7_generic_clear_attachment``: a750, a8xx) and, on the
+      others, ``tu_clear_gmem_attachment`` (src/freedreno/vulkan/tu_clear_blit.cc) from Mesa
+      26.2.2 on (``variant`` "upstream"; release note "tu: Fix GMEM clears with an FDM offset on
+      the blit-event clear path", pop-os @ 9cad4086): the ``fdm_apply_gmem_clear_coords``
+      patchpoint, :func:`gmem_clear_coords`;
+    * ``tu_clear_gmem_attachment`` before the fix (``variant`` "mesa-26.1": pop-os @ 05b96fda,
+      Mesa 26.2.0-rc1 leegao/mesa-26.2 @ 3c34d70f, Mesa 26.1.6 in the box): it passes a NULL
+      ``fdm_rect``, so no patchpoint is emitted and every bin clears what
+      :func:`tu6_emit_blit_scissor` wrote at the subpass begin - the unmapped render area of view
+      0, or of the layer with per-layer render areas."""
+    if gpu.has_generic_clear or variant == "upstream":
+        return gmem_clear_coords(tile, view, rect)
+    return tu6_emit_blit_scissor(rect)

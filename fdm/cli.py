@@ -31,7 +31,8 @@ def add_variant_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", action="append", default=[], metavar="NAME=VALUE",
                    help="follow another reading of a turnip function: bin_merging=fixed, "
                         "tu_calc_tile_config=sailfish-9429b474, tu_emit_subsampled=tencentmalos-16ad8431, "
-                        "tu_calc_subsampled_aprons=sailfish-9429b474 (default: upstream 26.2; "
+                        "tu_calc_subsampled_aprons=sailfish-9429b474, tu_clear_gmem_attachment=mesa-26.1, "
+                        "tu_pipeline_builder_emit_state=mesa-26.1 (default: upstream 26.2; "
                         "docs/driver-revisions.md)")
 
 

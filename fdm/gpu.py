@@ -40,6 +40,14 @@ class GpuProfile:
         return self.chip >= 7 or self.generation in ("a6xx_gen3", "a6xx_gen4")
 
     @property
+    def has_generic_clear(self) -> bool:
+        """``has_generic_clear`` (freedreno_devices.py): a7xx gen3 (a750) and a8xx clear GMEM at
+        the start of a subpass with ``tu7_generic_clear_attachment``; a6xx and a7xx gen1/gen2
+        (a725, a730, a740) with the resolve engine's BLIT-event clear (``tu_clear_gmem_attachment``,
+        :mod:`fdm.clears`), as the box's streams show."""
+        return self.chip >= 8 or self.generation == "a7xx_gen3"
+
+    @property
     def tile_align(self) -> tuple[int, int]:
         return (self.tile_align_w, self.tile_align_h)
 

@@ -99,6 +99,23 @@ def viewport_state_without_fdm(views: int, user_viewports: int, writes_viewport_
                          slot_count=user_viewports, views=views)
 
 
+def bakes_static_viewport(vs: ViewportState, static_viewport: bool, variant: str = "upstream") -> bool:
+    """Whether the pass's pipeline carries its static viewports and scissors as pipeline draw
+    state that no bin patches: ``tu_pipeline_builder_emit_state`` (src/freedreno/vulkan/
+    tu_pipeline.cc) before Mesa 26.2.2 (``variant`` "mesa-26.1": pop-os @ 26e5c1f9, 26.2.0-rc1
+    leegao/mesa-26.2 @ 3c34d70f; Mesa 26.1.6 in the box) emits ``tu6_emit_viewport`` and
+    ``tu6_emit_scissor`` of the application's viewports into the pipeline when it has all its
+    shader state and ``!per_view_viewport && !per_layer_viewport`` (``vs``: every a6xx FDM
+    pipeline, an a7xx/a8xx one under a shared viewport); ``tu_emit_draw_state`` then never calls
+    ``tu6_emit_viewport_fdm``, so the slots are the user's (:func:`unpatched_slots`) in every bin
+    and ``rp.shared_viewport`` is never set (the pass is tiled, scaled and offset as one without a
+    shared viewport).  From Mesa 26.2.2 on ("tu: Do not bake static viewport/scissor when FDM is
+    enabled", pop-os @ 9cad4086 docs/relnotes/26.2.2.rst; ``variant`` "upstream") static
+    viewports take the FDM path like dynamic ones: never baked."""
+    return (variant == "mesa-26.1" and static_viewport and not vs.per_view_viewport
+            and not vs.per_layer_viewport)
+
+
 @attrs.frozen(kw_only=True)
 class ViewportPatch:
     slot: int

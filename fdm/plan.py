@@ -24,6 +24,7 @@ from .patch import (
     FsParams,
     ViewportPatch,
     ViewportState,
+    bakes_static_viewport,
     blit_rects,
     blit_rects_without_fdm,
     fs_params,
@@ -268,21 +269,28 @@ def _viewport_state(sc: Scenario, views: int, fdm: bool) -> ViewportState:
                           max_fdm_layers=sc.max_fdm_layers)
 
 
+def _baked(sc: Scenario, vs: ViewportState, fdm: bool) -> bool:
+    """Whether an FDM pass's pipeline bakes its static viewports unpatched
+    (:func:`fdm.patch.bakes_static_viewport`, ``[driver] tu_pipeline_builder_emit_state``)."""
+    return fdm and bakes_static_viewport(vs, sc.static_viewport, sc.driver.tu_pipeline_builder_emit_state)
+
+
 def _sysmem_plan(sc: Scenario, gm: GmemConfig, tiling: TilingConfig | None, reason: str,
                  fdm_disabled_reason: str | None) -> SysmemPlan:
     fdm = fdm_disabled_reason is None
     # the record-time application sees MAX2(pass->num_views, 1) views, not tu_fdm_num_layers
     n = max(sc.views, 1)
     vs = _viewport_state(sc, n, fdm)
+    baked = _baked(sc, vs, fdm)
     ones = ((1, 1),) * n
     bins = (SYSMEM_BIN,) * n
     zeros = ((0, 0),) * n
     lrz, lrz_draw = _lrz(sc, fdm)
-    slots = (patch_slots(vs, sc.viewports, sc.scissors, ones, bins, (0, 0), zeros) if fdm
+    slots = (patch_slots(vs, sc.viewports, sc.scissors, ones, bins, (0, 0), zeros) if fdm and not baked
              else unpatched_slots(vs, sc.viewports, sc.scissors))
     return SysmemPlan(scenario=sc, sysmem_reason=reason, fdm_enabled=fdm,
                       fdm_disabled_reason=fdm_disabled_reason, gmem=gm, tiling=tiling, viewport_state=vs,
-                      shared_viewport=vs.share_scale, lrz=lrz, lrz_draw=lrz_draw,
+                      shared_viewport=vs.share_scale and not baked, lrz=lrz, lrz_draw=lrz_draw,
                       bin=SYSMEM_BIN, frag_areas=ones, slots=slots, fs_params=fs_params(ones, bins, (0, 0)))
 
 
@@ -298,6 +306,7 @@ class _GmemPass:
     st: PassState
     bin_offsets: tuple[Pair, ...]
     fdm_disabled_reason: str | None   # None: the FDM applies (pass->has_fdm)
+    baked: bool = False               # static viewports baked unpatched (fdm.patch.bakes_static_viewport)
 
 
 def _gmem_layout_avoid_ccu(sc: Scenario, fdm_enabled: bool) -> bool | None:
@@ -356,7 +365,10 @@ def _gmem_pass(sc: Scenario) -> _GmemPass | SysmemPlan:
         raise DriverAssertion("fdm_apply_viewports", f"max_fdm_layers {vs.slot_count} > framebuffer layers {nv}: "
                                                      f"viewport slots {nv}..{vs.slot_count - 1} read bins[] past "
                                                      f"its {nv} entries and divide by a zero frag area")
-    shared = vs.share_scale
+    # a pipeline that bakes its static viewports never reaches tu6_emit_viewport_fdm, which sets
+    # rp.shared_viewport (fdm.patch.bakes_static_viewport)
+    baked = _baked(sc, vs, fdm)
+    shared = vs.share_scale and not baked
     # "If not using FDM make sure not to accidentally apply the offsets" (tu_cmd_render_tiles)
     offsets = sc.fdm_offsets if fdm else None
     inp = FdmInputs(fb_size=sc.framebuffer, tile_size=T, views=nv, density=sc.density,
@@ -371,7 +383,7 @@ def _gmem_pass(sc: Scenario) -> _GmemPass | SysmemPlan:
                    has_fdm_patchpoints=fdm)
     bin_offsets = tuple(tu_bin_offset(u, T) for u in offsets) if offsets else ((0, 0),) * nv
     return _GmemPass(gm=gm, tiling=tiling, vs=vs, grid=grid, st=st, bin_offsets=bin_offsets,
-                     fdm_disabled_reason=disabled)
+                     fdm_disabled_reason=disabled, baked=baked)
 
 
 def _rendered_tiles(g: _GmemPass) -> list[TileConfig]:
@@ -397,7 +409,7 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     if g.fdm_disabled_reason is None:
         check_density_layers(sc.density, sc.fdm_layers)  # the tiles sample every FDM layer
     T, nv, vs, st, bin_offsets = g.tiling.tile_size, g.st.views, g.vs, g.st, g.bin_offsets
-    shared = vs.share_scale
+    shared = st.shared_viewport
 
     # binning pass
     shifted = st.fdm_offsets is not None and not shared
@@ -406,12 +418,12 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
     bws = ((0, 0), (sc.framebuffer[0] + (T[0] if has_off else 0) - 1, sc.framebuffer[1] + (T[1] if has_off else 0) - 1))
     ones = ((1, 1),) * nv
     zeros = ((0, 0),) * nv
-    bslots = (patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros) if st.has_fdm_patchpoints
-              else unpatched_slots(vs, sc.viewports, sc.scissors))
+    bslots = (patch_slots(vs, sc.viewports, sc.scissors, ones, bbins, (0, 0), zeros)
+              if st.has_fdm_patchpoints and not g.baked else unpatched_slots(vs, sc.viewports, sc.scissors))
     binning = BinningPlan(bins=bbins, window_scissor=bws, slots=bslots)
 
     lrz, lrz_draw = _lrz(sc, g.fdm_disabled_reason is None)
-    tiles = [_tile_plan(i, t, st, vs, sc, bin_offsets, lrz_draw) for i, t in enumerate(_rendered_tiles(g))]
+    tiles = [_tile_plan(i, t, st, vs, sc, bin_offsets, lrz_draw, g.baked) for i, t in enumerate(_rendered_tiles(g))]
     return RenderPassPlan(scenario=sc, gmem=g.gm, tiling=g.tiling, viewport_state=vs, shared_viewport=shared,
                           fdm_offsets=st.fdm_offsets, bin_offsets=bin_offsets, grid=g.grid, pass_state=st,
                           binning=binning, tiles=tuple(tiles), lrz=lrz, lrz_draw=lrz_draw,
@@ -477,7 +489,7 @@ def _view_bins(t: TileConfig, st: PassState) -> tuple[Rect4, ...]:
 
 
 def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: Scenario,
-               bin_offsets: tuple[Pair, ...], lrz: LrzDrawState) -> TilePlan:
+               bin_offsets: tuple[Pair, ...], lrz: LrzDrawState, baked: bool = False) -> TilePlan:
     b_cs = common_bin_start(t, st)
     _, hw_offs = hw_slots(t, st)
     view_hw = tuple(hw_offs[v] for v in range(st.views))
@@ -514,6 +526,7 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
         lrz=lrz.enabled and not force_lrz_dis(t, st), force_lrz_dis=force_lrz_dis(t, st),
         window_scissor=window_scissor(t, st),
         fast_store=use_fast_store(t, st),
-        slots=patch_slots(vs, sc.viewports, sc.scissors, t.frag_areas, bins, b_cs, view_hw),
+        slots=(unpatched_slots(vs, sc.viewports, sc.scissors) if baked
+               else patch_slots(vs, sc.viewports, sc.scissors, t.frag_areas, bins, b_cs, view_hw)),
         fs_params=fs_params(t.frag_areas, bins, b_cs),
         blits=blit_rects(t.frag_areas, bins, b_cs, view_hw))

@@ -69,12 +69,14 @@ Plan = RenderPassPlan | SysmemPlan
 class Item:
     """One scenario on one GPU.  ``mapping`` is the scenario as a mapping of the file schema when
     it is known (generated scenarios, the suite's scenes): ``--keep`` writes it as TOML;
-    ``expect_raises`` is the refusal a finding expects (``[expect] raises``)."""
+    ``expect_raises`` is the refusal a finding expects (``[expect] raises``); ``mesa`` the Mesa
+    release whose reading the model follows (``--mesa``: :data:`fdm.variants.MESA_READINGS`)."""
 
     name: str
     gpu: str
     scenario: Scenario          # as both sides run it (model_scenario)
     expect_raises: str | None = None
+    mesa: str | None = None
     mapping: Mapping[str, Any] | None = attrs.field(default=None, eq=False, repr=False)
 
 
@@ -116,13 +118,14 @@ class Outcome:
 
 def items_of(scenarios: Sequence[tuple[str, Scenario]], gpus: Sequence[str],
              expect: Mapping[str, str] | None = None,
-             mappings: Mapping[str, Mapping[str, Any]] | None = None) -> list[Item]:
-    """Every scenario on every GPU (or on its own GPU when ``gpus`` is empty)."""
+             mappings: Mapping[str, Mapping[str, Any]] | None = None, mesa: str | None = None) -> list[Item]:
+    """Every scenario on every GPU (or on its own GPU when ``gpus`` is empty), planned with the
+    model's reading of Mesa ``mesa`` (None: upstream, the 26.2 reading)."""
     out = []
     for name, sc in scenarios:
         for g in gpus or [sc.gpu.name]:
-            out.append(Item(name=name, gpu=g, scenario=model_scenario(sc, g),
-                            expect_raises=(expect or {}).get(name), mapping=(mappings or {}).get(name)))
+            out.append(Item(name=name, gpu=g, scenario=model_scenario(sc, g, mesa),
+                            expect_raises=(expect or {}).get(name), mapping=(mappings or {}).get(name), mesa=mesa))
     return out
 
 
@@ -167,7 +170,7 @@ def _record_chunk(box: Box, items: Sequence[Item], chunk: Chunk, scratch: Path, 
     jobs: list[tuple[int, dict[str, Any]]] = []
     for n in chunk.members:
         try:
-            jobs.append((n, job_of(items[n].scenario, f"{n}", str(scratch / f"{n:05d}"))))
+            jobs.append((n, job_of(items[n].scenario, f"{n}", str(scratch / f"{n:05d}"), items[n].mesa)))
         except Unrecordable as e:
             results[n] = Recording(status="NotSupported", why=str(e), rd=())
     scratch.mkdir(parents=True, exist_ok=True)

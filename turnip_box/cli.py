@@ -58,8 +58,9 @@ with the model.
   box plan SCENARIO         the driver's per-bin programming beside the model's
 
 docs/box.md says what the box is, why its verdicts can be trusted and where it stops."""
-#: the Mesa releases the model has a reading of (its default variants follow 26.2: docs/driver-revisions.md)
-MODEL_RELEASES = ("26.2",)
+#: the Mesa releases the model has a reading of (fdm.variants.MESA_READINGS: 26.2 is upstream, 26.1
+#: and 26.2.0-rc1 the variants of the code before three Mesa 26.2.2 fixes; docs/driver-revisions.md)
+MODEL_RELEASES = ("26.2", "26.1", "26.2.0-rc1")
 #: the most generated scenarios one command draws
 MAX_GENERATED = 100_000
 #: the most workers ``--jobs`` starts
@@ -80,6 +81,17 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--driver", default=None, metavar="PATH",
                    help="run this locally built libvulkan_freedreno.so instead of the box's turnip "
                         "(docs/box.md: a driver of your own)")
+
+
+def _reading_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--reading", default=None, choices=MODEL_RELEASES, metavar="V",
+                   help=f"compare with the model's reading of Mesa V ({', '.join(MODEL_RELEASES)}; default: --mesa's), "
+                        "e.g. 26.2.0-rc1 for that --driver build")
+
+
+def _reading(args: argparse.Namespace) -> str:
+    """The Mesa release whose reading the model follows (``--reading``, else ``--mesa``)."""
+    return str(args.reading or args.mesa)
 
 
 def register(subparsers: Any, fdm_scenes: SceneSource | None = None) -> None:
@@ -124,12 +136,14 @@ def register(subparsers: Any, fdm_scenes: SceneSource | None = None) -> None:
     c.add_argument("--no-validation", action="store_true",
                    help="record without the Khronos validation layer (by default a box without it is refused)")
     _common(c)
+    _reading_option(c)
     c.set_defaults(func=_check)
     pl = sub.add_parser("plan", help="the driver's per-bin programming beside the model's")
     pl.add_argument("scenario", metavar="SCENARIO")
     pl.add_argument("--gpu", default=None, choices=GPUS, metavar="G", help="run it on this GPU")
     pl.add_argument("--no-validation", action="store_true", help="record without the Khronos validation layer")
     _common(pl)
+    _reading_option(pl)
     pl.set_defaults(func=_plan)
 
 
@@ -250,7 +264,7 @@ def _items(args: argparse.Namespace) -> list[Item]:
             mappings[name] = mapping
     if not named:
         raise ScenarioError("SCENARIO", "give at least one scenario file, --fdm-scenes or --generated N")
-    return items_of(named, args.gpu, expect, mappings)
+    return items_of(named, args.gpu, expect, mappings, mesa=_reading(args))
 
 
 def _shard(args: argparse.Namespace) -> tuple[int, int] | None:
@@ -332,9 +346,17 @@ def _check(args: argparse.Namespace) -> int:
         print(f"nothing compared: shard {part[0]}/{part[1]} of {total} scenario runs is empty" if part
               else "nothing compared: no scenario run")
         return EXIT_NOTHING_COMPARED
-    if args.mesa not in MODEL_RELEASES:
+    if _reading(args) not in MODEL_RELEASES:
         print(f"turnip-fdm: note: the model has no revisions of its own for Mesa {args.mesa} "
               f"(docs/driver-revisions.md): it is compared as the {DEFAULT_MESA} reading", file=sys.stderr)
+    elif _reading(args) != DEFAULT_MESA:
+        import attrs
+
+        from fdm.variants import mesa_reading
+
+        changed = [f"{k}={v}" for k, v in sorted(attrs.asdict(mesa_reading(_reading(args))).items()) if v != "upstream"]
+        print(f"turnip-fdm: note: the model follows its Mesa {_reading(args)} reading ({', '.join(changed)})",
+              file=sys.stderr)
     print(_driver_line(box, items[0].gpu, passed), flush=True)
     gpus = sorted({it.gpu for it in items})
     what = (f"{len(items)} scenario run" + ("s" if len(items) != 1 else "")
@@ -425,7 +447,7 @@ def _plan(args: argparse.Namespace) -> int:
     name = Path(args.scenario).stem
     raises = _read_expect(args.scenario)
     items = items_of([(name, fdm.load_scenario(args.scenario))], [args.gpu] if args.gpu else [],
-                     {name: raises} if raises else None)
+                     {name: raises} if raises else None, mesa=_reading(args))
     print(_driver_line(box, items[0].gpu, passed))
     (o,) = check(box, items, validation=not args.no_validation, passed=passed)
     print(side_by_side(o))

@@ -25,7 +25,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from fdm.clears import gmem_clear_coords
+from fdm.clears import load_op_clear_coords
 from fdm.patch import ViewportPatch
 from fdm.plan import RenderPassPlan, SysmemPlan, TilePlan
 
@@ -164,10 +164,12 @@ def _stores(d: _Diff, i: int, b: Phase, t: TilePlan, chip: int) -> None:
 def _clears(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan) -> None:
     """The bin's blit-event GMEM clears: each layer ``v`` of each cleared attachment clears
     ``fdm_apply_gmem_clear_coords`` of the render area (``render_areas[v]`` with per-view render
-    areas, else ``render_areas[0]``) for view ``v`` of the tile (:func:`fdm.clears.gmem_clear_coords`),
-    masked into ``a6xx_reg_xy``.  Compared as a set over attachments and layers, and only where the
-    stream has such clears: which clears take the blit event rather than a 3D draw depends on
-    turnip's per-attachment conditions the model does not follow."""
+    areas, else ``render_areas[0]``) for view ``v`` of the tile, or the unmapped render area where
+    the scenario's ``[driver] tu_clear_gmem_attachment`` is "mesa-26.1" on a GPU without the
+    generic clear (:func:`fdm.clears.load_op_clear_coords`), masked into ``a6xx_reg_xy``.
+    Compared as a set over attachments and layers, and only where the stream has such clears:
+    which clears take the blit event rather than a 3D draw depends on turnip's per-attachment
+    conditions the model does not follow."""
     if not b.clears or not plan.fdm_enabled:
         return
     sc = plan.scenario
@@ -176,7 +178,7 @@ def _clears(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan) -> No
     want = set()
     for v in range(layers):
         r = areas[v] if len(areas) > 1 else areas[0]
-        tl, br = gmem_clear_coords(t, v, (r.x, r.y, r.w, r.h))
+        tl, br = load_op_clear_coords(t, v, (r.x, r.y, r.w, r.h), sc.gpu, sc.driver.tu_clear_gmem_attachment)
         want.add((R.reg_xy(tl[0] | tl[1] << 16), R.reg_xy(br[0] | br[1] << 16)))
     d.eq("gmem_clears", sorted(set(b.clears)), sorted(want), i)
 

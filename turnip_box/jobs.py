@@ -4,8 +4,10 @@
 :mod:`turnip_box.record` builds its render pass from, or raises :class:`Unrecordable` naming
 what stops it (a GPU the shim does not open, a fork's variant, an extension the binding lacks).
 :func:`model_scenario` is the scenario the model plans for the comparison: the same pass with the
-scenario's ``gpu`` replaced by the one asked for and a fixed ``tile_size`` dropped (turnip picks
-its own; the model then follows its selection rule).
+scenario's ``gpu`` replaced by the one asked for, a fixed ``tile_size`` dropped (turnip picks
+its own; the model then follows its selection rule) and the model's reading of the box's Mesa
+release (``--mesa``: :data:`fdm.variants.MESA_READINGS`) under the scenario's own ``[driver]``
+variants.
 
 Choices the scenario leaves open, fixed here (``docs/box.md``):
 
@@ -33,6 +35,7 @@ import numpy as np
 
 from fdm.density import unpack_density
 from fdm.scenario import Scenario
+from fdm.variants import SUBSAMPLED_ONLY, mesa_reading, with_reading
 
 #: the GPU ids Mesa's freedreno noop shim opens (``FD_GPU_ID``) for the profiles the model has
 SHIM_GPU_IDS = {"a618": 618, "a630": 630, "a660": 660, "a730": 730, "a740": 740, "a750": 750, "a810": 810, "a830": 830}
@@ -46,11 +49,14 @@ class Unrecordable(Exception):
     """The box cannot record this scenario as Mesa's turnip would see it (the text says why)."""
 
 
-def model_scenario(sc: Scenario, gpu: str | None = None) -> Scenario:
-    """The scenario both sides run: ``gpu`` if given, and no fixed tile size."""
+def model_scenario(sc: Scenario, gpu: str | None = None, mesa: str | None = None) -> Scenario:
+    """The scenario both sides run: ``gpu`` if given, no fixed tile size, and the model's reading
+    of Mesa ``mesa`` (:func:`fdm.variants.mesa_reading`; None: upstream) for every ``[driver]``
+    function the scenario leaves upstream (:func:`fdm.variants.with_reading`)."""
     from fdm.gpu import get_gpu
 
-    return attrs.evolve(sc, gpu=get_gpu(gpu) if gpu else sc.gpu, tile_size=None)
+    return attrs.evolve(sc, gpu=get_gpu(gpu) if gpu else sc.gpu, tile_size=None,
+                        driver=with_reading(sc.driver, mesa_reading(mesa)))
 
 
 def tu_debug_of(sc: Scenario) -> tuple[str, ...]:
@@ -100,17 +106,21 @@ def _density(sc: Scenario) -> dict[str, Any]:
     return {"format": "R32G32_SFLOAT", "size": [w, h], "layers": layers}
 
 
-def job_of(sc: Scenario, name: str, out: str) -> dict[str, Any]:
-    """The recorder's JSON record of one scenario (see the module docstring)."""
+def job_of(sc: Scenario, name: str, out: str, mesa: str | None = None) -> dict[str, Any]:
+    """The recorder's JSON record of one scenario (see the module docstring); ``mesa`` is the box's
+    Mesa release, whose own reading (:data:`fdm.variants.MESA_READINGS`) is recorded."""
     if sc.gpu.name not in SHIM_GPU_IDS:
         raise Unrecordable(f"gpu: the freedreno noop shim opens {', '.join(SHIM_GPU_IDS)}, not {sc.gpu.name}")
     if sc.bin_merging == "fixed":
         raise Unrecordable("bin_merging: 'fixed' is the tencentmalos fork's adjacency, not Mesa's turnip")
+    reading = mesa_reading(mesa)
     for fn, variant in attrs.asdict(sc.driver).items():
-        # every [driver] function is reached only by a pass with a subsampled attachment (the layout
-        # solver's offsets, the metadata's, the apron adjacency): elsewhere the variant changes nothing
-        if variant != "upstream" and sc.subsampled:
-            raise Unrecordable(f"driver.{fn}: '{variant}' is not Mesa's turnip")
+        # a variant other than the release's own reading is not the turnip the box runs; the
+        # subsampled-only functions (the layout solver's offsets, the metadata's, the apron
+        # adjacency) are reached only by a pass with a subsampled attachment: elsewhere they change nothing
+        if variant != getattr(reading, fn) and (sc.subsampled or fn not in SUBSAMPLED_ONLY):
+            raise Unrecordable(f"driver.{fn}: '{variant}' is not Mesa's turnip"
+                               + (f" {mesa} (its reading: '{getattr(reading, fn)}')" if mesa else ""))
     if sc.custom_resolve:
         raise Unrecordable("custom_resolve: VK_EXT_custom_resolve is not in the Python Vulkan binding")
     vps = [[v.x, v.y, v.w, v.h, v.min_depth, v.max_depth] for v in sc.viewports]

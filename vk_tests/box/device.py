@@ -26,7 +26,8 @@ suite's runner (:mod:`vk_tests.suite.runner`) that runs and judges the cases its
   (:func:`turnip_box.decode.driver_pass`) is compared with ``fdm.plan_render_pass`` of the
   case's scenario as the pass rendered it (:func:`rendered_scenario`: the pass's own
   attachments, depth and draws, turnip's own bin merging, through
-  :func:`turnip_box.jobs.model_scenario` on the box's GPU: turnip picks its own tile size) by
+  :func:`turnip_box.jobs.model_scenario` on the box's GPU with the model's reading of the box's
+  Mesa release, ``info["mesa"]``: turnip picks its own tile size) by
   :func:`turnip_box.compare.differences`, and for a pass with a subsampled attachment (named in
   ``as_rendered``) its subsampled stores, metadata and aprons (:func:`turnip_box.subsampled.differences`).
   Left out, and said so, where the plan does not describe the pass: the FS-constants patch of a
@@ -273,16 +274,17 @@ def device_opener(selector: Any, mesa: str | None = None) -> Opener | None:
 
 
 # ---- the judge (host) ---------------------------------------------------------------------------
-def rendered_scenario(scene: Scene, rendered: Mapping[str, Any], gpu: str) -> fdm.Scenario:
+def rendered_scenario(scene: Scene, rendered: Mapping[str, Any], gpu: str, mesa: str | None = None) -> fdm.Scenario:
     """The scenario the model plans for one recorded pass: the case's scenario with the pass's own
     attachments, depth and draws (``rendered``), turnip's own bin merging (the box runs turnip
-    without ``TU_DEBUG``) on ``gpu`` and no fixed tile size (:func:`turnip_box.jobs.model_scenario`)."""
+    without ``TU_DEBUG``) on ``gpu``, no fixed tile size and the model's reading of the box's Mesa
+    release ``mesa`` (:func:`turnip_box.jobs.model_scenario`, :data:`fdm.variants.MESA_READINGS`)."""
     mapping = {**scene["scenario"], **rendered, "bin_merging": "upstream"}
     mapping.pop("tu_debug", None)
     map_layers = scene.get("fdm", {}).get("map_layers")
     if map_layers is not None:  # the FDM view's layers: the image turnip samples layer by layer
         mapping["density"] = {**mapping["density"], "image_layers": int(map_layers)}
-    return model_scenario(fdm.parse_scenario(mapping), gpu)
+    return model_scenario(fdm.parse_scenario(mapping), gpu, mesa)
 
 
 def _rd_of(output: CaseOutput, name: str, work: Path) -> Path:
@@ -313,7 +315,7 @@ def judge_stream(case: Case, scene: Scene, output: CaseOutput) -> Verdict:
                 return Verdict(status="Fail", message=f"FDM pass {i}: none of its {p.get('rd_files', 0)} dump(s) holds "
                                                       "a render pass with the application's draw")
             try:
-                sc = rendered_scenario(scene, p["rendered"], gpu)
+                sc = rendered_scenario(scene, p["rendered"], gpu, info.get("mesa"))
                 plan = fdm.plan_render_pass(sc)
             except TurnipFdmError as e:
                 # turnip recorded the pass the model refuses: a verdict of its own, failing unless
