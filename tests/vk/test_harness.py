@@ -4,8 +4,7 @@ import sys
 import numpy as np
 import pytest
 
-from turnip_base import errors
-from turnip_base import harness
+from turnip_base import errors, harness
 from turnip_base.errors import NotSupported
 from turnip_base.harness import open_device, parse_selector, select_device
 
