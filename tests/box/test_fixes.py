@@ -8,7 +8,12 @@ differs on it in the field that carries the fix:
   viewport) - rc1 keeps the pipeline's viewport unpatched in every bin (``viewport``);
 * "Fix GMEM clears with an FDM offset on the blit-event clear path":
   ``examples/gmem_clear_offset.toml`` (a730: no generic clear) - rc1 clears the unmapped render
-  area in every bin (``gmem_clears``)."""
+  area in every bin (``gmem_clears``);
+* "Ignore FDM offsets for subsampled images when shared viewport is active":
+  ``examples/subsampled_shared_offsets.toml`` (a subsampled attachment, the shared viewport, FDM
+  offsets; a730) - rc1 hands the subsampled layout solver the offsets the pass does not apply: the
+  bins it solves store differently (``subsampled.fast_store``) and the metadata header carries the
+  offsets (``subsampled.metadata.header``)."""
 
 from __future__ import annotations
 
@@ -31,6 +36,7 @@ FIXES = {
     "examples/static_viewport.toml": (["a618"], "viewport"),
     "examples/static_viewport_shared.toml": (["a730"], "viewport"),
     "examples/gmem_clear_offset.toml": (["a618", "a730"], "gmem_clears"),
+    "examples/subsampled_shared_offsets.toml": (["a730"], "subsampled.fast_store"),
 }
 pytestmark = pytest.mark.box
 
@@ -89,3 +95,12 @@ def test_gmem_clear_rc1_clears_the_render_area(rc1: Box) -> None:
     for o in out:
         got = {tuple(map(tuple, d.driver)) for d in o.differences if d.field == "gmem_clears"}
         assert got == {(((0, 0), (1023, 1023)),)}, o.line()
+
+
+def test_subsampled_rc1_header_carries_the_offsets(rc1: Box) -> None:
+    """rc1 writes the offset (96, -64) the shared viewport does not apply into the metadata header."""
+    for o in _run(rc1, "examples/subsampled_shared_offsets.toml"):
+        headers = [d for d in o.differences if d.field == "subsampled.metadata.header"]
+        assert headers, o.line()
+        for h in headers:  # (attachment, (texel scale x, y, offset x, y), bins)
+            assert h.model[1][2:] == (0.0, 0.0) and h.driver[1][2:] != (0.0, 0.0), h.line()
