@@ -98,13 +98,23 @@ def gmem_clear_coords_all(tile: TilePlan, rect: Rect4, custom_resolve: bool = Fa
     return tuple(gmem_clear_coords(tile, v, rect, custom_resolve) for v in range(len(tile.views)))
 
 
-def tu6_emit_blit_scissor(rect: Rect4) -> Corners:
-    """``tu6_emit_blit_scissor`` (src/freedreno/vulkan/tu_cmd_buffer.cc, pop-os @ 025a3b4d) with
-    ``align`` false, as the subpass-begin clears emit it: ``RB_RESOLVE_CNTL_1/2`` = ``(x, y)``,
-    ``(x + w - 1, y + h - 1)`` of the render area, in ``uint32_t``.  (An empty render area emits
-    nothing; ``use_sysmem_rendering`` renders a pass with one in sysmem, so no bin reaches it.)"""
+def tu6_emit_blit_scissor(rect: Rect4, align: Pair | None = None) -> Corners:
+    """``tu6_emit_blit_scissor`` (src/freedreno/vulkan/tu_cmd_buffer.cc, pop-os @ 025a3b4d): with
+    ``align`` None (false), as the subpass-begin clears emit it, ``RB_RESOLVE_CNTL_1/2`` =
+    ``(x, y)``, ``(x + w - 1, y + h - 1)`` of the render area, in ``uint32_t``; with ``align`` =
+    the GPU's ``(gmem_align_w, gmem_align_h)`` (true: the scissor of the GMEM loads and of the
+    stores, ``tu6_emit_tile_store``), ``x1, y1`` rounded down and ``x2 + 1, y2 + 1`` up to it.
+    The scissor is not patched per bin (without a subsampled attachment ``tu_emit_blit`` has no
+    FDM patchpoint): every bin's fast store, and every load of a pass without FDM, resolves this
+    render-area rectangle.  (An empty render area emits nothing; ``use_sysmem_rendering`` renders
+    a pass with one in sysmem, so no bin reaches it.)"""
     x, y, w, h = rect
-    return (u32(x), u32(y)), (u32(u32(x) + w - 1), u32(u32(y) + h - 1))
+    x1, y1, x2, y2 = u32(x), u32(y), u32(u32(x) + w - 1), u32(u32(y) + h - 1)
+    if align is not None:
+        aw, ah = align
+        x1, y1 = x1 & ~(aw - 1), y1 & ~(ah - 1)
+        x2, y2 = u32(-(-(x2 + 1) // aw) * aw - 1), u32(-(-(y2 + 1) // ah) * ah - 1)
+    return (x1, y1), (x2, y2)
 
 
 def load_op_clear_coords(tile: TilePlan, view: int, rect: Rect4, gpu: GpuProfile,

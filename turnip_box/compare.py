@@ -13,8 +13,9 @@ slots; per rendered bin, in walk order: the window scissor, ``RB_WINDOW_OFFSET``
 BINSCALEEN, per-slot scales, and ``hw_offset`` when scaling is on: a7xx
 ``GRAS_BIN_FOVEAT_OFFSET_0..3``, a8xx ``GRAS_BIN_FOVEAT_XY`` and the three arrays written with
 the same values), and per viewport slot ``GRAS_CL_VIEWPORT`` offset/scale,
-``GRAS_SC_VIEWPORT_SCISSOR`` and ``GRAS_SC_SCREEN_SCISSOR``; each at its chip's offsets
-(:func:`turnip_box.registers.table`).
+``GRAS_SC_VIEWPORT_SCISSOR`` and ``GRAS_SC_SCREEN_SCISSOR``; the GMEM clears, the fast-store
+predicate, the rectangles of the scaled (A2D) and fast (resolve-engine) stores and of the GMEM
+loads, where the stream has them; each at its chip's offsets (:func:`turnip_box.registers.table`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any
 import attrs
 import numpy as np
 
-from fdm.clears import load_op_clear_coords
+from fdm.clears import load_op_clear_coords, tu6_emit_blit_scissor
 from fdm.patch import ViewportPatch
 from fdm.plan import RenderPassPlan, SysmemPlan, TilePlan
 
@@ -51,6 +52,9 @@ CAUSE_ORDER = (
     "gmem_clears",
     "sysmem.slot_count", "sysmem.slot", "sysmem.viewport", "sysmem.viewport_scissor", "sysmem.scissor",
     "fast_store", "store_rects",
+    # the resolve engine's rectangle of each fast store (RB_RESOLVE_CNTL_1/2 at its BLIT event), then
+    # the bin's GMEM loads: the 3D blit's patched coordinates (FDM) or the load BLIT event's rectangle
+    "fast_store_rects", "load_rects",
     # a pass with a subsampled attachment (turnip_box.subsampled): per bin its store into the
     # subsampled layout, then after the bins the metadata and the apron blits
     "subsampled.fast_store", "subsampled.store_resolve", "subsampled.store_a2d",
@@ -143,22 +147,64 @@ def _slots(d: _Diff, driver: Phase, model_slots: Sequence[ViewportPatch], where:
         d.eq(f"{prefix}scissor", ds.scissor, _rect(ms.scissor), where, ms.slot)
 
 
-def _stores(d: _Diff, i: int, b: Phase, t: TilePlan, chip: int) -> None:
+def _stores(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: int) -> None:
     """The fast-store predicate of tile select (a7xx) and, for the
     scaled A2D stores, their rectangles: every stored attachment of every view blits the view's
-    ``[b_cs, b_cs + B/fa)`` of GMEM onto ``B`` (``fdm_apply_store_coords``)."""
+    ``[b_cs, b_cs + B/fa)`` of GMEM onto ``B`` (``fdm_apply_store_coords``); for the fast stores
+    the resolve engine's ``RB_RESOLVE_CNTL_1/2``: the aligned render area (:func:`_render_area_scissors`)."""
     if chip >= 7 and b.fast_store_predicate is not None:
         d.eq("fast_store", b.fast_store_predicate, bool(t.fast_store), i)
     if not b.stores:
         return  # nothing stored (or stored by a 3D blit: multisampled, not decoded)
     # the path taken also depends on per-attachment conditions (an unaligned render area keeps
-    # the blit): only the rectangles of the scaled stores are compared
+    # the blit): the rectangles of each path are compared where the stream takes it
     fast = any(s[0] == "fast" for s in b.stores)
+    if fast:
+        # tu6_emit_tile_store's tu6_emit_blit_scissor(align): every stored attachment and layer
+        # resolves its render area aligned to gmem_align, unpatched (no subsampled attachment)
+        d.eq("fast_store_rects", sorted({s[1] for s in b.stores if s[0] == "fast"}),
+             sorted(_render_area_scissors(plan)), i)
     got = {(s[1], s[2]) for s in b.stores if s[0] == "a2d"}
     if got and not fast:
         # an empty view blits the empty rectangle (1,1)-(0,0), as the model says
         want = {(_rect(v.store_dst), _rect(v.store_src)) for v in t.blits}
         d.eq("store_rects", sorted(got), sorted(want), i)
+
+
+def _render_area_scissors(plan: RenderPassPlan) -> set[tuple[tuple[int, int], tuple[int, int]]]:
+    """``tu6_emit_blit_scissor`` with ``align`` of each layer's render area (``render_areas[v]``
+    with per-view render areas, else ``render_areas[0]``), masked into ``a6xx_reg_xy``."""
+    sc = plan.scenario
+    areas = sc.render_areas
+    layers = sc.views if sc.views > 1 else sc.layers
+    out = set()
+    for v in range(layers):
+        r = areas[v] if len(areas) > 1 else areas[0]
+        tl, br = tu6_emit_blit_scissor((r.x, r.y, r.w, r.h), (sc.gpu.gmem_align_w, sc.gpu.gmem_align_h))
+        out.add((R.reg_xy(tl[0] | tl[1] << 16), R.reg_xy(br[0] | br[1] << 16)))
+    return out
+
+
+def _loads(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan) -> None:
+    """The bin's GMEM loads, as a set over attachments and layers, where the stream has them: the
+    3D blits of an FDM pass (``load_3d_blit``, coordinates patched by ``fdm_apply_load_coords``:
+    GMEM ``[b_cs - o'_0, + B/fa)`` from sysmem ``B``) against the plan's ``load_dst``/``load_src``
+    of each view, an empty bin (the driver's zero-area rectangle, the model's None) left out; the
+    BLIT events of a pass without FDM against the aligned render area (``tu6_emit_blit_scissor``,
+    not patched)."""
+    got3d = {(x[1], x[2]) for x in b.loads if x[0] == "3d" and x[1][0][0] != x[1][1][0] and x[1][0][1] != x[1][1][1]}
+    if got3d:
+        want = set()
+        for bl in t.blits:
+            if bl.load_dst is None or bl.load_src is None:
+                continue
+            (dx, dy, dw, dh), (sx, sy, sw, sh) = bl.load_dst, bl.load_src
+            want.add((((int(dx), int(dy)), (int(dx + dw), int(dy + dh))),
+                      ((int(sx), int(sy)), (int(sx + sw), int(sy + sh)))))
+        d.eq("load_rects", sorted(got3d), sorted(want), i)
+    events = {x[1] for x in b.loads if x[0] == "event"}
+    if events:
+        d.eq("load_rects", sorted(events), sorted(_render_area_scissors(plan)), i)
 
 
 def _clears(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan) -> None:
@@ -208,8 +254,9 @@ def _bin(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip: in
                 d.eq(f"foveat.hw_offset.{name}", copy[:n], offs, i)
     _slots(d, b, t.slots, i, "")
     _clears(d, i, b, t, plan)
+    _loads(d, i, b, t, plan)
     if not plan.scenario.subsampled:  # a subsampled pass's stores: turnip_box.subsampled
-        _stores(d, i, b, t, chip)
+        _stores(d, i, b, t, plan, chip)
     if not plan.fdm_enabled:
         # no FDM, no patchpoint: the constants keep their record-time identity values
         d.eq("fs_params.patched", b.fs_params is not None, False, i)

@@ -6,7 +6,8 @@ markers turnip emits (``CP_SET_MARKER``: ``RM6_BIN_VISIBILITY`` for the binning 
 phase it keeps the registers in effect at the phase's first application draw — after the
 draw-state groups, whose memory turnip's FDM patchpoints rewrote for that bin, have run — the
 registers it wrote before that draw (how many viewport slots), the bin's FS-constants patch, its
-fast-store predicate and the stores after its draws.  The result is a :class:`DriverPass` whose
+GMEM clears and loads before its first draw, its fast-store predicate and the stores after its
+draws.  The result is a :class:`DriverPass` whose
 fields carry the plan's names (``window_scissor``, ``common_bin_start``, ``foveat``, ``viewport``,
 ``viewport_scissor``, ``scissor``, ``force_lrz_dis``, ``fs_params``, ``fast_store``,
 ``tile_size``, ``tile_count``), so a comparison is field by field.
@@ -26,6 +27,7 @@ from . import registers as R
 from .pm4 import (
     CP_BLIT,
     CP_DRAW_INDX_OFFSET,
+    CP_LOAD_STATE6_GEOM,
     DI_PT_RECTLIST,
     RM6_BINNING,
     RM6_BYPASS,
@@ -76,6 +78,13 @@ class Phase:
     #: (0x88d1/0x88d2, inclusive corners) at each BLIT event whose ``RB_RESOLVE_OPERATION``
     #: (0x88e3) TYPE is 2, clear (a load-op clear or vkCmdClearAttachments through the resolve engine)
     clears: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
+    #: the bin's GMEM loads before its first draw, in stream order: ``("event", rect)`` (a BLIT
+    #: event whose ``RB_RESOLVE_OPERATION`` TYPE is 3, load, over ``RB_RESOLVE_CNTL_1/2``: the
+    #: load of a pass without FDM) or ``("3d", dst, src)`` (``load_3d_blit``: a rect-list draw whose
+    #: VS constants ``r3d_coords_raw`` loads from memory, ``CP_LOAD_STATE6_GEOM`` ``SS6_INDIRECT``:
+    #: float dst x1, y1, src x1, y1, dst x2, y2, src x2, y2, half-open, as ``fdm_apply_load_coords``
+    #: patches them)
+    loads: tuple[tuple[Any, ...], ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -95,6 +104,12 @@ class DriverPass:
 #: next bit): tile select sets both with one CP_REG_TEST, the stores run under CP_COND_REG_EXEC
 TU_PREDICATE_FAST_STORE = 6
 
+#: CP_LOAD_STATE6_0 (adreno_pm4.xml): STATE_TYPE bits 14-15 (ST6_CONSTANTS 1), STATE_SRC 16-17
+#: (SS6_INDIRECT 2), STATE_BLOCK 18-21 (SB6_VS_SHADER 8), NUM_UNIT 22-31 (vec4s)
+ST6_CONSTANTS, SS6_INDIRECT, SB6_VS_SHADER = 1, 2, 8
+#: RB_RESOLVE_OPERATION TYPE (a6xx.xml enum a6xx_blit_event_type): BLIT_EVENT_LOAD
+BLIT_EVENT_LOAD = 3
+
 
 @attrs.define
 class _Phases(Listener):
@@ -103,6 +118,8 @@ class _Phases(Listener):
     regs: dict[int, int] = attrs.field(factory=dict)
     phases: list[dict[str, Any]] = attrs.field(factory=list)
     current: dict[str, Any] | None = None
+    #: the address of the last 3D-blit coordinates loaded (r3d_coords_raw), until a rect list draws
+    coords: int | None = None
 
     def reg(self, reg: int, value: int) -> None:
         self.reg_block(reg, (value,))
@@ -127,9 +144,10 @@ class _Phases(Listener):
 
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
+        self.coords = None
         if kind is not None:
             self.current = {"kind": kind, "at_draw": None, "patches": [], "stores": [], "clears": [],
-                            "resolving": False, "pred": None, "written": set()}
+                            "loads": [], "resolving": False, "pred": None, "written": set()}
             self.phases.append(self.current)
         elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
             self.current["resolving"] = True
@@ -144,9 +162,22 @@ class _Phases(Listener):
         if self.current is not None and self.current["at_draw"] is None:
             self.current["patches"].append(values)
 
+    def load_state(self, opcode: int, payload: tuple[int, ...], data: tuple[int, ...]) -> None:
+        # r3d_coords_raw: the 3D blit's 2 vec4s of VS constants, loaded from memory
+        if opcode == CP_LOAD_STATE6_GEOM and len(payload) >= 3:
+            d0 = payload[0]
+            if (d0 >> 14) & 3 == ST6_CONSTANTS and (d0 >> 16) & 3 == SS6_INDIRECT \
+                    and (d0 >> 18) & 0xF == SB6_VS_SHADER and d0 >> 22 == 2 and d0 & 0x3FFF == 0:
+                self.coords = payload[1] | payload[2] << 32
+
     def draw(self, opcode: int, payload: tuple[int, ...]) -> None:
         # turnip's own clears and 3D blits draw rect lists; the application's draws do not
         if opcode == CP_DRAW_INDX_OFFSET and payload and (payload[0] & 0x3F) == DI_PT_RECTLIST:
+            cur = self.current
+            if cur is not None and cur["kind"] == "gmem" and cur["at_draw"] is None and not cur["resolving"] \
+                    and self.coords is not None:
+                cur["loads"].append(("3d", self.coords))  # resolved from memory after the walk
+            self.coords = None
             return
         if self.current is not None and self.current["at_draw"] is None:
             self.current["at_draw"] = dict(self.regs)
@@ -162,6 +193,12 @@ class _Phases(Listener):
                 and payload and (payload[0] & 0x7F) == 0x1E and g(t.rb_resolve_operation, 0) & 3 == 2:
             # before the draws: a clear of GMEM by the resolve engine over RB_RESOLVE_CNTL_1/2
             cur["clears"].append((R.reg_xy(g(t.rb_blit_scissor_tl, 0)), R.reg_xy(g(t.rb_blit_scissor_br, 0))))
+            return
+        if cur is not None and cur["kind"] == "gmem" and cur["at_draw"] is None and not cur["resolving"] \
+                and payload and (payload[0] & 0x7F) == 0x1E and g(t.rb_resolve_operation, 0) & 3 == BLIT_EVENT_LOAD:
+            # before the draws: a load of GMEM by the resolve engine (a pass without FDM)
+            cur["loads"].append(("event", (R.reg_xy(g(t.rb_blit_scissor_tl, 0)),
+                                           R.reg_xy(g(t.rb_blit_scissor_br, 0)))))
             return
         if cur is None or cur["kind"] != "gmem" or not cur["resolving"]:
             return
@@ -191,7 +228,31 @@ def fs_params_of(patches: list[tuple[int, ...]], views: int) -> Any:
     return None
 
 
-def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int], views: int = 1) -> Phase:
+def _coords(memory: Any, addr: int) -> tuple[tuple[tuple[int, int], tuple[int, int]],
+                                               tuple[tuple[int, int], tuple[int, int]]] | None:
+    """``r3d_coords_raw``'s 8 floats at ``addr`` as ``(dst, src)`` corners (half-open), or None
+    where the dump does not hold them."""
+    try:
+        c = [R.f32(v) for v in memory.dwords(addr, 8)]
+    except KeyError:
+        return None
+    return ((int(c[0]), int(c[1])), (int(c[4]), int(c[5]))), ((int(c[2]), int(c[3])), (int(c[6]), int(c[7])))
+
+
+def _loads(raw: list[tuple[Any, ...]], memory: Any) -> tuple[tuple[Any, ...], ...]:
+    out: list[tuple[Any, ...]] = []
+    for entry in raw:
+        if entry[0] == "3d":
+            rects = _coords(memory, entry[1])
+            if rects is not None:
+                out.append(("3d", *rects))
+        else:
+            out.append(entry)
+    return tuple(out)
+
+
+def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int], views: int = 1,
+           memory: Any = None) -> Phase:
     regs = raw["at_draw"] if raw["at_draw"] is not None else end_regs
     t = R.table(chip)
 
@@ -214,7 +275,8 @@ def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int],
                  slot_count=max((i + 1 for i in range(R.MAX_VIEWPORTS) if vp0 + 6 * i in raw["written"]),
                                 default=0),
                  stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
-                 fs_params=fs_params_of(raw["patches"], views), clears=tuple(raw["clears"]))
+                 fs_params=fs_params_of(raw["patches"], views), clears=tuple(raw["clears"]),
+                 loads=_loads(raw["loads"], memory) if memory is not None else ())
 
 
 def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass:
@@ -224,8 +286,9 @@ def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass
     phase."""
     t = R.table(chip)
     lis = _Phases(chip, t)
-    walk(dump, lis)
-    phases = [_phase(p, chip, slots, lis.regs, views) for p in lis.phases]
+    w = walk(dump, lis)
+    # each bin's patched load coordinates are an allocation of their own: read them after the walk
+    phases = [_phase(p, chip, slots, lis.regs, views, w.memory) for p in lis.phases]
     binning = next((p for p in phases if p.kind == "binning"), None)
     bins = tuple(p for p in phases if p.kind == "gmem")
     sysmem = next((p for p in phases if p.kind == "sysmem" and p.drawn), None)

@@ -373,6 +373,12 @@ class Walk:
         elif op == CP_REG_TEST and len(p) >= 3 and p[0] & REG_TEST_PRED_UPDATE:
             self.predicate = (self.predicate & ~p[1]) | (p[2] & p[1])
             self.listener.predicate(self.predicate, p[1])
+        elif op == CP_REG_TEST and p:
+            # a plain register test (tu6_emit_cond_for_load_stores: VSC_STATE_REG(pipe) bit slot, the
+            # binning pass's "this bin has geometry") sets predicate bit 0, which the conditional
+            # GMEM loads and stores test; nothing executes here, so the bin is taken to have
+            # geometry and its loads and stores are walked (the model plans them for every bin)
+            self.predicate |= 1
         elif op == CP_COND_REG_EXEC and len(p) >= 2:
             return 0 if self.cond_true(p[0]) else p[1]
         elif op == CP_SET_MARKER and p:
