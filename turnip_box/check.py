@@ -248,7 +248,8 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
                        why=f"turnip recorded the pass on {it.gpu}, but the box's stream decoder has no register "
                            f"table for a{chip}xx (it reads a6xx, a7xx and a8xx)")
     try:
-        dp = driver_pass(read_rd(Path(rec.rd[-1])), slots_of(plan), chip, views_of(plan))
+        dump = read_rd(Path(rec.rd[-1]))
+        dp = driver_pass(dump, slots_of(plan), chip, views_of(plan))
     except (StreamError, TurnipFdmError, KeyError, ValueError) as e:
         return Outcome(item=it, status=ERROR, why=f"decoding the stream: {e}")
     diffs, n = differences(it.name, it.gpu, dp, plan)
@@ -258,7 +259,7 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
         from . import subsampled
 
         try:
-            sub = subsampled.driver_subsampled(read_rd(Path(rec.rd[-1])), chip)
+            sub = subsampled.driver_subsampled(dump, chip)
             sd, sn = subsampled.differences(it.name, it.gpu, sub, plan, chip)
         except (StreamError, KeyError, ValueError) as e:
             return Outcome(item=it, status=ERROR, why=f"decoding the subsampled stores: {e}")

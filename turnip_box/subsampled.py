@@ -150,8 +150,10 @@ class _Listener(Listener):
         self.regs[reg] = value
 
     def reg_block(self, reg: int, values: tuple[int, ...]) -> None:
-        for k, v in enumerate(values):
-            self.regs[reg + k] = v
+        self.regs.update(zip(range(reg, reg + len(values)), values, strict=True))
+
+    def reg_map(self, writes: dict[int, int]) -> None:
+        self.regs.update(writes)
 
     def marker(self, mode: int) -> None:
         kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
