@@ -216,12 +216,12 @@ def _write_density(dev: Device, img: Any, mem: Any, size: int, fmt: str,
     stays mapped: turnip keeps a pointer to it and reads it at vkCmdEndRenderPass2."""
     ptr = vk.vkMapMemory(dev.device, mem, 0, size, 0)
     dev.kept_mapped.append(ptr)
-    pack = {"R32G32_SFLOAT": "<2f", "R16G16_SFLOAT": "<2e", "R8G8_UNORM": "<2B"}[fmt]
+    code = {"R32G32_SFLOAT": "f", "R16G16_SFLOAT": "e", "R8G8_UNORM": "B"}[fmt]
     for layer, rows in enumerate(texels):
         lay = vk.vkGetImageSubresourceLayout(dev.device, img, vk.VkImageSubresource(
             aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0, arrayLayer=layer))
         for j, row in enumerate(rows):
-            line = b"".join(struct.pack(pack, *t) for t in row)
+            line = struct.pack(f"<{2 * len(row)}{code}", *(c for t in row for c in t))
             off = lay.offset + j * lay.rowPitch
             ptr[off:off + len(line)] = line
 
