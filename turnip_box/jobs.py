@@ -77,12 +77,12 @@ def _attachments(sc: Scenario) -> list[dict[str, Any]]:
             kind = "depth" if depth else "colour"
             raise Unrecordable(f"attachments[{i}]: no {kind} format with {a.cpp} bytes per texel "
                                f"(known: {sorted(table)})")
-        load = sc.depth_load_op if depth else getattr(a, "load_op", "clear")
+        load = sc.depth_load_op if depth else a.load_op
         out.append({"kind": "depth" if depth else "color", "format": table[a.cpp], "samples": a.samples,
-                    "load_op": load, "store_op": getattr(a, "store_op", "store"),
-                    "resolve": bool(getattr(a, "resolve", False)),
+                    "load_op": load, "store_op": a.store_op,
+                    "resolve": a.resolve,
                     # VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT on this attachment's image
-                    "subsampled": bool(getattr(a, "subsampled", False))})
+                    "subsampled": a.subsampled})
     return out
 
 
@@ -131,7 +131,7 @@ def job_of(sc: Scenario, name: str, out: str, mesa: str | None = None) -> dict[s
         "fdm_offsets": [list(o) for o in sc.fdm_offsets] if sc.fdm_offsets else None,
         "viewports": vps, "scissors": scs, "writes_viewport_index": sc.writes_viewport_index,
         "per_view_viewports": sc.multiview_per_view_viewports, "render_areas": areas,
-        "draws": int(getattr(sc, "draws", 1)),
+        "draws": sc.draws,
         # false: the pipeline bakes viewports and scissors (pViewports/pScissors, no dynamic state)
         "dynamic_viewport": not sc.static_viewport,
     }
