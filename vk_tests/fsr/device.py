@@ -124,6 +124,7 @@ class FsrDevice(Vulkan):
         self.vk = vk = parent.vk
         self.messages = parent.messages
         self._owned = []
+        self.keep = []
         self.instance = None  # the parent's: not destroyed here
         self.messenger = None
         self.device = None
