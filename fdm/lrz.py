@@ -22,9 +22,10 @@ from .gpu import GpuProfile
 DepthLoadOp = Literal["clear", "load", "dont_care", "none"]
 DEPTH_LOAD_OPS: tuple[DepthLoadOp, ...] = ("clear", "load", "dont_care", "none")
 
-#: ``fd_lrzfc_layout<CHIP>::FC_SIZE`` in bytes (the comment in fdl6_lrz_get_fc_size, freedreno_lrz_layout.h,
-#: pop-os @ 3ebd859c: 512 on A6XX, 1024 on A7XX; a8xx taken as A7XX, freedreno_lrz.h not read)
-LRZ_FC_SIZE = {6: 512, 7: 1024, 8: 1024}
+#: ``fd_lrzfc_layout<CHIP>::FC_SIZE`` in bytes (src/freedreno/common/freedreno_lrz.h, Mesa 26.2.0-rc1
+#: at leegao/mesa-26.2 3c34d70: 512 on A6XX, 1024 on A7XX, 2048 on A8XX; the box: a 4-view a830 pass
+#: with the FDM-offset flag keeps its uncapped tile, gen166008712-00146)
+LRZ_FC_SIZE = {6: 512, 7: 1024, 8: 2048}
 
 
 @attrs.frozen(kw_only=True)

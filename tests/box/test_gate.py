@@ -148,3 +148,13 @@ def test_a_gmem_pass_that_renders_no_bin_reads_as_none(box: Box) -> None:
     assert o.status == AGREE, [d.line() for d in o.differences]
     assert o.driver is not None and o.driver.render_mode == "none"
     assert o.plan is not None and o.plan.render_mode == "gmem" and not o.plan.tiles and not o.plan.binning_pass
+
+
+def test_the_a8xx_lrz_fast_clear_size_keeps_the_tile_uncapped(box: Box) -> None:
+    # the commit-seeded CI sweep's first find: a 4-view a830 pass with the FDM-offset flag; turnip's
+    # fd_lrzfc_layout<A8XX>::FC_SIZE is 2048 bytes, so fast clear survives and no tile cap applies
+    name = "gen166008712-00146"
+    sc = fdm.load_scenario(str(ROOT / "tests/box/data" / f"{name}.toml"))
+    (o,) = check(box, items_of([(name, sc)], ["a830"]))
+    assert o.status == AGREE, [d.line() for d in o.differences][:5]
+    assert o.plan is not None and tuple(o.plan.tiling.tile_size) == (576, 960)
