@@ -146,6 +146,9 @@ class Table:
     gras_a2d_src: int
     gras_a2d_dest_tl: int
     gras_a2d_dest_br: int
+    gras_a2d_scissor_tl: int
+    gras_a2d_scissor_br: int
+    rb_resolve_window_offset: int
     vsc_bin_size: int
     vsc_expanded_bin_cntl: int
     bin_cntl: Callable[[int], tuple[int, int, bool]]
@@ -184,6 +187,8 @@ A6XX_A7XX = Table(
     rb_blit_scissor_tl=RB_BLIT_SCISSOR_TL, rb_blit_scissor_br=RB_BLIT_SCISSOR_BR,
     rb_resolve_operation=RB_RESOLVE_OPERATION,
     gras_a2d_src=GRAS_A2D_SRC, gras_a2d_dest_tl=GRAS_A2D_DEST_TL, gras_a2d_dest_br=GRAS_A2D_DEST_BR,
+    # GRAS_A2D_SCISSOR_TL / _BR 0x840a / 0x840b; RB_RESOLVE_WINDOW_OFFSET 0x88d4 (a6xx_reg_xy)
+    gras_a2d_scissor_tl=0x840A, gras_a2d_scissor_br=0x840B, rb_resolve_window_offset=0x88D4,
     vsc_bin_size=VSC_BIN_SIZE, vsc_expanded_bin_cntl=VSC_EXPANDED_BIN_CNTL,
     bin_cntl=bin_cntl, bin_size=vsc_bin_size,
 )
@@ -219,6 +224,9 @@ A8XX = Table(
     # GRAS_A2D_SRC_XMIN/XMAX/YMIN/YMAX variants="A8XX-" 0x8501-0x8504 (bits 8-24);
     # GRAS_A2D_DEST_TL / _BR variants="A8XX-" 0x8505 / 0x8506 (a6xx_reg_xy)
     gras_a2d_src=0x8501, gras_a2d_dest_tl=0x8505, gras_a2d_dest_br=0x8506,
+    # GRAS_A2D_SCISSOR_TL / _BR variants="A8XX-" 0x8507 / 0x8508; RB_RESOLVE_WINDOW_OFFSET 0x88d4
+    # keeps its offset (the a830 stream's patches write 0x88d1 x2 and 0x88d4)
+    gras_a2d_scissor_tl=0x8507, gras_a2d_scissor_br=0x8508, rb_resolve_window_offset=0x88D4,
     # VSC_BIN_SIZE variants="A8XX" 0x0c02 (a8xx_bin_size); VSC_EXPANDED_BIN_CNTL 0x0c06 (no variants)
     vsc_bin_size=0x0C02, vsc_expanded_bin_cntl=0x0C06,
     bin_cntl=a8xx_bin_cntl, bin_size=a8xx_bin_size,

@@ -19,7 +19,8 @@ pop-os @ 4ff7b570; the model: :mod:`layout_solver.subsampled_pass`):
   (``CP_LOAD_STATE6_GEOM``, ``ST6_UBO``, ``SS6_DIRECT``, ``SB6_VS_SHADER``) of 8 dwords a blit:
   ``fui`` of dst x0, y0, src x0, y0, dst x1, y1, src x1, y1.
 
-Register offsets (Mesa's ``src/freedreno/registers/adreno/a6xx.xml``, A6XX-A7XX; a8xx: :data:`A2D_A8XX`):
+Register offsets (Mesa's ``src/freedreno/registers/adreno/a6xx.xml``, A6XX-A7XX; a8xx: the chip's table,
+:func:`turnip_box.registers.table`):
 ``RB_RESOLVE_CNTL_1/2`` 0x88d1/0x88d2 (``a6xx_reg_xy``; RB_BLIT_SCISSOR_TL/BR in older files),
 ``RB_RESOLVE_WINDOW_OFFSET`` 0x88d4 (``a6xx_reg_xy``; RB_WINDOW_OFFSET2 in older files),
 ``RB_RESOLVE_OPERATION`` 0x88e3 (RB_BLIT_INFO), ``GRAS_A2D_SRC_XMIN..YMAX`` 0x8401-0x8404 (24.8
@@ -30,7 +31,6 @@ The stream shows the patches: ``4888d102 TL BR 4888d401 OFFSET`` (fast) and ``48
 
 from __future__ import annotations
 
-import struct
 from collections.abc import Sequence
 from typing import Any
 
@@ -43,7 +43,9 @@ from layout_solver.metadata import LayerMetadata
 from layout_solver.store_path import EMPTY
 from layout_solver.subsampled_pass import SubsampledPass, subsampled_pass
 
+from . import registers as R
 from .compare import Difference
+from .decode import TU_PREDICATE_FAST_STORE
 from .pm4 import (
     CP_BLIT,
     CP_DRAW_INDX_OFFSET,
@@ -59,45 +61,13 @@ from .pm4 import (
 )
 from .rd import Dump
 
-RB_RESOLVE_CNTL_1 = 0x88D1
-RB_RESOLVE_CNTL_2 = 0x88D2
-RB_RESOLVE_WINDOW_OFFSET = 0x88D4
-RB_RESOLVE_OPERATION = 0x88E3
-
-
-@attrs.frozen
-class A2D:
-    """The A2D engine's registers of one generation: ``GRAS_A2D_SRC_XMIN`` (then XMAX, YMIN,
-    YMAX), ``GRAS_A2D_DEST_TL/BR``, ``GRAS_A2D_SCISSOR_TL/BR``."""
-
-    src: int
-    dest_tl: int
-    dest_br: int
-    scissor_tl: int
-    scissor_br: int
-
-
-#: a6xx.xml variants "A6XX-A7XX": 0x8401-0x8404, 0x8405/0x8406, 0x840a/0x840b
-A2D_A6XX = A2D(0x8401, 0x8405, 0x8406, 0x840A, 0x840B)
-#: a6xx.xml variants "A8XX-": 0x8501-0x8504, 0x8505/0x8506, 0x8507/0x8508 (the RB_RESOLVE_* registers
-#: keep their offsets: the a830 stream's patches write 0x88d1 x2 and 0x88d4)
-A2D_A8XX = A2D(0x8501, 0x8505, 0x8506, 0x8507, 0x8508)
 #: TU_PREDICATE_FAST_STORE (tu6_emit_tile_select sets it and NO_FAST_STORE with one CP_REG_TEST)
-FAST_STORE_BIT = 6
+FAST_STORE_BIT = TU_PREDICATE_FAST_STORE
 #: CP_LOAD_STATE6_0: STATE_TYPE bits 14-15 (ST6_UBO 2), STATE_SRC 16-17 (SS6_DIRECT 0), STATE_BLOCK
 #: 18-21 (SB6_VS_SHADER 8) - adreno_pm4.xml
 ST6_UBO, SB6_VS_SHADER = 2, 8
 
 Corners = tuple[tuple[int, int], tuple[int, int]]
-
-
-def _xy(v: int) -> tuple[int, int]:
-    """``a6xx_reg_xy``: X bits 0-13, Y bits 16-29."""
-    return v & 0x3FFF, (v >> 16) & 0x3FFF
-
-
-def f32(v: int) -> float:
-    return float(struct.unpack("<f", struct.pack("<I", v & 0xFFFFFFFF))[0])
 
 
 def bits(x: float | np.floating[Any]) -> int:
@@ -136,7 +106,7 @@ def _is_metadata(values: tuple[int, ...]) -> bool:
 
 @attrs.define
 class _Listener(Listener):
-    a2d: A2D = A2D_A6XX
+    table: R.Table = R.A6XX_A7XX
     regs: dict[int, int] = attrs.field(factory=dict)
     bins: list[dict[str, Any]] = attrs.field(factory=list)
     current: dict[str, Any] | None = None
@@ -190,13 +160,15 @@ class _Listener(Listener):
             return
         g = self.regs.get
         if opcode == CP_BLIT:
-            r = self.a2d
-            s = [g(r.src + k, 0) >> 8 for k in range(4)]
-            cur["a2d"].append(((_xy(g(r.dest_tl, 0)), _xy(g(r.dest_br, 0))), ((s[0], s[2]), (s[1], s[3])),
-                               (_xy(g(r.scissor_tl, 0)), _xy(g(r.scissor_br, 0)))))
-        elif payload and (payload[0] & 0x7F) == 0x1E and g(RB_RESOLVE_OPERATION, 0) & 3 in (0, 1):
-            cur["fast"].append(((_xy(g(RB_RESOLVE_CNTL_1, 0)), _xy(g(RB_RESOLVE_CNTL_2, 0))),
-                                _xy(g(RB_RESOLVE_WINDOW_OFFSET, 0))))
+            t = self.table
+            s = [g(t.gras_a2d_src + k, 0) >> 8 for k in range(4)]
+            cur["a2d"].append(((R.reg_xy(g(t.gras_a2d_dest_tl, 0)), R.reg_xy(g(t.gras_a2d_dest_br, 0))),
+                               ((s[0], s[2]), (s[1], s[3])),
+                               (R.reg_xy(g(t.gras_a2d_scissor_tl, 0)), R.reg_xy(g(t.gras_a2d_scissor_br, 0)))))
+        elif payload and (payload[0] & 0x7F) == 0x1E and g(self.table.rb_resolve_operation, 0) & 3 in (0, 1):
+            t = self.table
+            cur["fast"].append(((R.reg_xy(g(t.rb_blit_scissor_tl, 0)), R.reg_xy(g(t.rb_blit_scissor_br, 0))),
+                                R.reg_xy(g(t.rb_resolve_window_offset, 0))))
 
     def load_state(self, opcode: int, payload: tuple[int, ...], data: tuple[int, ...]) -> None:
         if opcode != CP_LOAD_STATE6_GEOM or len(payload) < 5:
@@ -210,7 +182,7 @@ class _Listener(Listener):
 def driver_subsampled(dump: Dump, chip: int = 7) -> DriverSubsampled:
     """Decode the subsampled stores, metadata and apron blits of one pass's submit of a
     ``chip``-generation GPU (6, 7 or 8: the A2D registers moved on a8xx)."""
-    lis = _Listener(a2d=A2D_A8XX if chip >= 8 else A2D_A6XX)
+    lis = _Listener(table=R.table(chip))
     w = walk(dump, lis)
     aprons = []
     for addr, size in lis.ubos:
@@ -239,7 +211,7 @@ def apron_dwords(b: AprBlit) -> tuple[int, ...]:
 
 
 def _floats(dw: Sequence[int]) -> tuple[float, ...]:
-    return tuple(f32(v) for v in dw)
+    return tuple(R.f32(v) for v in dw)
 
 
 def _packed(x: int, y: int) -> tuple[int, int]:
@@ -247,7 +219,7 @@ def _packed(x: int, y: int) -> tuple[int, int]:
     ``x | y << 16`` unmasked (a release build does not mask the fields: a negative X, the A2D
     scissor start of a bin left of the render area, fills Y's bits - the box shows Y 0x3fff), read
     as X bits 0-13, Y bits 16-29.  The model gives the ``uint32`` values before packing."""
-    return _xy((int(x) | int(y) << 16) & 0xFFFFFFFF)
+    return R.reg_xy((int(x) | int(y) << 16) & 0xFFFFFFFF)
 
 
 def _corners(c: Corners) -> Corners:
