@@ -4,8 +4,7 @@ FORCE_LRZ_DIS bit, the 14-bit FOVEAT offsets) make named scenarios differ.  Need
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +14,8 @@ import fdm
 import fdm.plan
 import fdm.tile_select
 import fdm.turnip
-from turnip_base.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Outcome, check, items_of
-from turnip_box.root import Box, find_box
+from turnip_box.root import Box
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.box
@@ -28,14 +26,6 @@ SCENARIOS = ["fdm/data/demo.toml", "examples/a8xx.toml", "docs/findings/b_a810_u
              "docs/findings/o_foveat_offset_overflow.toml"]
 
 
-@pytest.fixture(scope="module")
-def box() -> Iterator[Box]:
-    try:
-        yield find_box()
-    except NotSupported as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
 
 
 def _run(box: Box, names: list[str], gpus: list[str]) -> list[Outcome]:

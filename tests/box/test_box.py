@@ -5,10 +5,9 @@ under ``CI=true`` a missing box fails instead of skipping."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,25 +19,16 @@ import fdm.gpu
 import fdm.plan
 import fdm.tile_select
 import fdm.turnip
-from turnip_base.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Item, Outcome, check, items_of
 from turnip_box.inside import VALIDATION_ENV
 from turnip_box.jobs import SHIM_GPU_IDS, job_of, model_scenario
-from turnip_box.root import Box, environment, find_box, launch
+from turnip_box.root import Box, environment, launch
 
 ROOT = Path(__file__).resolve().parents[2]
 FINDINGS = sorted((ROOT / "docs" / "findings").glob("*.toml"))
 pytestmark = pytest.mark.box
 
 
-@pytest.fixture(scope="module")
-def box() -> Iterator[Box]:
-    try:
-        yield find_box()
-    except NotSupported as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
 
 
 #: a pass whose depth image carries the FDM-offset flag and is loaded: tu_lrz_init_state turns

@@ -18,16 +18,15 @@ differs on it in the field that carries the fix:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 import fdm
-from turnip_base.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Outcome, check, items_of
 from turnip_box.compare import first_cause
-from turnip_box.root import Box, find_box
+from turnip_box.root import Box
 
 ROOT = Path(__file__).resolve().parents[2]
 RC1 = Path(os.environ.get("TURNIP_FDM_RC1_DRIVER", "/work/rc1/libvulkan_freedreno.so"))
@@ -41,25 +40,11 @@ FIXES = {
 pytestmark = pytest.mark.box
 
 
-def _box(driver: str | None = None) -> Box:
-    try:
-        return find_box(driver=driver)
-    except NotSupported as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
-
-
 @pytest.fixture(scope="module")
-def box() -> Iterator[Box]:
-    yield _box()
-
-
-@pytest.fixture(scope="module")
-def rc1() -> Iterator[Box]:
+def rc1(open_box: Callable[..., Box]) -> Iterator[Box]:
     if not RC1.is_file():
         pytest.skip(f"no Mesa 26.2.0-rc1 build at {RC1} (docs/box-driver.md)")
-    yield _box(str(RC1))
+    yield open_box("26.2", str(RC1))
 
 
 def _run(box: Box, scenario: str) -> list[Outcome]:

@@ -9,7 +9,6 @@ import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,10 @@ import pytest
 
 import fdm
 from fdm.scenario import decode_scenario_text
-from turnip_base.errors import EXIT_FAILURE, EXIT_NOTHING_COMPARED, DriverAssertion, NotSupported
+from turnip_base.errors import EXIT_FAILURE, EXIT_NOTHING_COMPARED, DriverAssertion
 from turnip_box.check import AGREE, MODEL_REFUSED, check, exit_status, items_of
 from turnip_box.generate import generated_scenarios
-from turnip_box.root import Box, find_box
+from turnip_box.root import Box
 from turnip_fdm import cli
 
 
@@ -33,14 +32,6 @@ DEMO = str(ROOT / "fdm/data/demo.toml")
 pytestmark = pytest.mark.box
 
 
-@pytest.fixture(scope="module")
-def box() -> Iterator[Box]:
-    try:
-        yield find_box()
-    except NotSupported as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
 
 
 def _cli(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,7 @@ that carries the bug (``turnip_box.subsampled``).  The model is patched in this 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,8 @@ from fdm.geometry import Rect
 from layout_solver.aprons import AprBlit
 from layout_solver.metadata import LayerMetadata, MetadataBin
 from layout_solver.solver import SubsampledLayout
-from turnip_base.errors import NotSupported
 from turnip_box.check import AGREE, DIFFER, Outcome, check, items_of
-from turnip_box.root import Box, find_box
+from turnip_box.root import Box
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "examples/subsampled_box.toml"
@@ -31,16 +30,6 @@ GPUS = ["a730", "a750"]
 pytestmark = pytest.mark.box
 
 
-@pytest.fixture(scope="module")
-def box() -> Iterator[Box]:
-    try:
-        yield find_box()
-    except NotSupported as e:
-        import os
-
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
 
 
 def _run(box: Box) -> list[Outcome]:

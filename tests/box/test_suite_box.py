@@ -6,7 +6,6 @@ pixels; a planted model bug turns a case into a stream difference.  Needs the bo
 from __future__ import annotations
 
 import json
-import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 
 import fdm.turnip
 from turnip_base.errors import NotSupported
-from turnip_box.root import environment, find_box
+from turnip_box.root import Box, environment, find_box
 from vk_tests.box import device as box_suite
 from vk_tests.box.device import DEVICE_JUDGES, device_opener
 from vk_tests.registry import all_cases
@@ -34,13 +33,8 @@ REPLAY_CASE = "replay.uniform_area.1x1.a650"
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _box() -> None:
-    try:
-        find_box()
-    except NotSupported as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
+def _box(box: Box) -> None:
+    """Every test here needs the built box (the fixture skips, or fails under CI, without it)."""
 
 
 def _run(names: tuple[str, ...], out: Path | None = None) -> SuiteResult:
