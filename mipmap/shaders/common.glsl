@@ -83,13 +83,27 @@ ivec2 levelSize(uint level) {
 // channels of its loads are constants, and vec4 arithmetic on them was a quarter of the
 // kernel's float instructions spent on nothing.
 #ifdef FMT_R32F
-#define VAL float
+#define FVAL float
 #define TO_RAW(v) vec4(v)
 #define FROM_RAW(r) (r).x
 #else
-#define VAL vec4
+#define FVAL vec4
 #define TO_RAW(v) (v)
 #define FROM_RAW(r) (r)
+#endif
+// PACKED8 (RGBA8 in the kernels that define PACKED_BOX: the tile passes, whose only filter
+// is the 2x2 box): the tile passes compute on the stored word itself, four codes in a uint.
+// For UNORM8 the float32 box of four decoded codes, encoded, is (a + b + c + d + 2) >> 2 for
+// every a, b, c, d (tests/mipmap/test_formats.py proves it over all inputs), so the decode,
+// the float arithmetic and the encode of every channel become a few integer operations on
+// two channels at a time, and a shuffle or a shared-memory slot carries one word instead
+// of four floats. FVAL is the float form, used where a filter has other weights.
+#if defined(FMT_RGBA8) && defined(PACKED_BOX)
+#define PACKED8 1
+#define VAL uint
+#else
+#define PACKED8 0
+#define VAL FVAL
 #endif
 RAW rawLoad(uint level, ivec2 p) {
     if (HAS_TAIL != 0u && level >= pc.handoff) {
@@ -215,7 +229,14 @@ float toHalf(float x) {
 // (as float32), or the float32 value. toCode quantises, fromCode gives back the value the
 // next level sees (what a store followed by a load gives back); a kernel keeps the code of
 // a value it stores, so that nothing is quantised twice.
-#if QUANT8
+#if PACKED8
+// the code is the packed word, and the value is the code
+#define CODE uint
+uint packCodes(uvec4 k) { return k.x | (k.y << 8) | (k.z << 16) | (k.w << 24); }
+uvec4 unpackCodes(uint x) { return uvec4(x, x >> 8, x >> 16, x >> 24) & 0xffu; }
+CODE toCode(FVAL v) { return packCodes(encode(v)); }
+VAL fromCode(CODE k) { return k; }
+#elif QUANT8
 #define CODE uvec4
 CODE toCode(VAL v) { return encode(v); }
 VAL fromCode(CODE k) { return decode(k); }
@@ -232,12 +253,20 @@ VAL fromCode(CODE k) { return k; }
 #endif
 
 // quantise v: the value the next level sees, and in `code` what to store
+#if PACKED8
+VAL quantise(VAL v, out CODE code) {
+    code = v;  // already a code: the packed box rounds as the encode does
+    return v;
+}
+#else
 VAL quantise(VAL v, out CODE code) {
     code = toCode(v);
     return fromCode(code);
 }
+#endif
 
-VAL loadTexel(uint level, ivec2 p) {
+// a texel's value as the float filters see it
+FVAL loadValue(uint level, ivec2 p) {
 #if CLAMP_EDGES
     if (clampLevel(level)) p = min(p, levelSize(level) - 1);
 #endif
@@ -248,19 +277,33 @@ VAL loadTexel(uint level, ivec2 p) {
 #endif
 }
 
+// a texel as the tile passes carry it
+VAL loadTexel(uint level, ivec2 p) {
+#if PACKED8
+#if CLAMP_EDGES
+    if (clampLevel(level)) p = min(p, levelSize(level) - 1);
+#endif
+    return rawLoad(level, p).x;
+#else
+    return loadValue(level, p);
+#endif
+}
+
 void storeCode(uint level, ivec2 p, CODE code) {
 #if CLAMP_EDGES
     ivec2 s = levelSize(level);
     if (clampLevel(level) && (p.x >= s.x || p.y >= s.y)) return;
 #endif
-#if QUANT8
+#if PACKED8
+    rawStore(level, p, uvec4(code, 0u, 0u, 0u));
+#elif QUANT8
     rawStore(level, p, uvec4(packCodes(code), 0u, 0u, 0u));
 #else
     rawStore(level, p, TO_RAW(code));
 #endif
 }
 
-void storeTexel(uint level, ivec2 p, VAL v) { storeCode(level, p, toCode(v)); }
+void storeTexel(uint level, ivec2 p, FVAL v) { storeCode(level, p, toCode(v)); }
 
 // 2x2 box, vertical pairs first: ((TL + BL) / 2 + (TR + BR) / 2) / 2 (mipmap/formats.py).
 // Halving is exact while a value stays normal, and rounding commutes with it, so for the
@@ -268,6 +311,18 @@ void storeTexel(uint level, ivec2 p, VAL v) { storeCode(level, p, toCode(v)); }
 // 2^-26, far from float32's subnormals at 2^-126), ((TL + BL) + (TR + BR)) / 4 gives the
 // same bits with two operations less per channel (tests/mipmap/test_formats.py). r32f
 // takes any float, subnormals included: the defining form.
+#if PACKED8
+// The packed box: channels 0 and 2 in the low bytes of two 16-bit lanes, channels 1 and 3
+// in the other word; a lane's sum of four codes plus 2 is at most 1022, so no carry crosses
+// into the next lane, and >> 2 then the mask rounds each lane as encodeUnorm rounds the
+// float box (ties up: tests/mipmap/test_formats.py, test_unorm_box_is_the_code_sum).
+VAL reduce4(VAL tl, VAL tr, VAL bl, VAL br) {
+    const uint m = 0x00ff00ffu;
+    uint lo = (((tl & m) + (bl & m)) + ((tr & m) + (br & m))) + 0x00020002u;
+    uint hi = ((((tl >> 8) & m) + ((bl >> 8) & m)) + (((tr >> 8) & m) + ((br >> 8) & m))) + 0x00020002u;
+    return ((lo >> 2) & m) | (((hi >> 2) & m) << 8);
+}
+#else
 VAL reduce4(VAL tl, VAL tr, VAL bl, VAL br) {
 #ifdef FMT_R32F
     precise VAL r = ((tl + bl) * 0.5 + (tr + br) * 0.5) * 0.5;
@@ -276,15 +331,16 @@ VAL reduce4(VAL tl, VAL tr, VAL bl, VAL br) {
 #endif
     return r;
 }
+#endif
 
 // kernel size of one axis: 1 (copy), 2 (even) or 3 (odd)
 uint kernelSize(int d) { return d == 1 ? 1u : ((d & 1) == 0 ? 2u : 3u); }
 
 // one axis: output j of an input of size d with k taps
-VAL taps(VAL v0, VAL v1, VAL v2, uint k, int j, int d) {
+FVAL taps(FVAL v0, FVAL v1, FVAL v2, uint k, int j, int d) {
     if (k == 1u) return v0;
     if (k == 2u) {
-        precise VAL r2 = (v0 + v1) * 0.5;
+        precise FVAL r2 = (v0 + v1) * 0.5;
         return r2;
     }
     uint n = uint(d) >> 1;
@@ -292,24 +348,24 @@ VAL taps(VAL v0, VAL v1, VAL v2, uint k, int j, int d) {
     precise float w0 = rcp * float(n - uint(j));
     precise float w1 = rcp * float(n);
     precise float w2 = (1.0 - w0) - w1;
-    precise VAL r3 = (w0 * v0 + w1 * v1) + w2 * v2;
+    precise FVAL r3 = (w0 * v0 + w1 * v1) + w2 * v2;
     return r3;
 }
 
 uint flatWorkgroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
 // The exact box filter at output p of level L+1, from level L (vertical pass first).
-VAL filterAt(uint L, ivec2 p) {
+FVAL filterAt(uint L, ivec2 p) {
     ivec2 d = levelSize(L);
     uint kx = kernelSize(d.x), ky = kernelSize(d.y);
     ivec2 s = ivec2(kx > 1u ? 2 * p.x : p.x, ky > 1u ? 2 * p.y : p.y);
-    VAL col[3];
+    FVAL col[3];
     for (uint c = 0u; c < 3u; ++c) {
         if (c < kx) {
             ivec2 q = s + ivec2(c, 0);
-            VAL v0 = loadTexel(L, q);
-            VAL v1 = ky > 1u ? loadTexel(L, q + ivec2(0, 1)) : v0;
-            VAL v2 = ky > 2u ? loadTexel(L, q + ivec2(0, 2)) : v0;
+            FVAL v0 = loadValue(L, q);
+            FVAL v1 = ky > 1u ? loadValue(L, q + ivec2(0, 1)) : v0;
+            FVAL v2 = ky > 2u ? loadValue(L, q + ivec2(0, 2)) : v0;
             col[c] = taps(v0, v1, v2, ky, p.y, d.y);
         } else {
             col[c] = col[0];

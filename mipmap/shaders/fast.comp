@@ -5,6 +5,8 @@
 #define LOCAL_SIZE 256u
 layout(local_size_x = 256) in;
 #define CLAMP_EDGES 0
+// the 2x2 box is this kernel's only filter: RGBA8 computes on packed codes (common.glsl)
+#define PACKED_BOX 1
 #include "common.glsl"
 #include "tile.glsl"
 

@@ -3,7 +3,17 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mipmap.formats import FORMATS, decode, encode, encode_srgb, srgb_lut, srgb_thresholds, tables
+from mipmap.formats import (
+    FORMATS,
+    decode,
+    encode,
+    encode_srgb,
+    encode_unorm,
+    srgb_lut,
+    srgb_thresholds,
+    tables,
+    unorm_lut,
+)
 
 
 def test_8bit_codes_survive_decode_then_encode():
@@ -131,3 +141,28 @@ def test_short_box_form_differs_on_float32_subnormals():
     tiny = np.float32(2.0 ** -149)  # the smallest subnormal
     quad = [np.array([tiny], np.float32)] * 3 + [np.array([0.0], np.float32)]
     assert _reduce_defining(*quad)[0] != _reduce_short(*quad)[0]
+
+
+def test_unorm_box_is_the_code_sum():
+    """For UNORM8, the float32 box ((TL + BL) + (TR + BR)) * 0.25 of four decoded codes,
+    encoded, is (a + b + c + d + 2) >> 2 for every a, b, c, d: the rule the tile passes'
+    packed RGBA8 box (shaders/common.glsl, PACKED8) computes on integer codes.
+
+    Exhaustive: a pair sum fl(dec(a) + dec(b)) takes 859 distinct float32 values, each with
+    one code sum a + b; every pair of them is tried, which covers all 2^32 inputs in any
+    pairing (the partners the edge rules repeat included)."""
+    dec = unorm_lut()
+    a, b = np.meshgrid(np.arange(256), np.arange(256))
+    pair = (dec[a] + dec[b]).astype(np.float32).ravel()
+    code_sum = (a + b).ravel()
+    sums, first = np.unique(pair, return_index=True)
+    owner = code_sum[first]
+    # each pair-sum value has one code sum (distinct code sums are 1/255 apart)
+    assert np.unique(np.stack([pair.view(np.uint32), code_sum.astype(np.uint32)]), axis=1).shape[1] == sums.size
+    box = ((sums[:, None] + sums[None, :]).astype(np.float32) * np.float32(0.25)).astype(np.float32)
+    got = encode_unorm(box).astype(np.int64)
+    want = (owner[:, None] + owner[None, :] + 2) >> 2
+    assert got.shape == (859, 859)
+    assert np.array_equal(got, want)
+    # ties (code sum = 2 mod 4) go up: rounding them down would differ
+    assert not np.array_equal(got, (owner[:, None] + owner[None, :] + 1) >> 2)
