@@ -2,8 +2,9 @@
 
 Models ``tu_emit_program_state``/``tu6_emit_viewport_fdm`` slot selection, ``fdm_apply_viewports``,
 ``fdm_apply_scissors``, ``tu6_emit_viewport``, ``tu6_emit_scissor`` (tu_pipeline.cc),
-``fdm_apply_fs_params`` (tu_cmd_buffer.cc) and ``fdm_apply_load_coords`` /
-``fdm_apply_store_coords`` (tu_clear_blit.cc), all in src/freedreno/vulkan/.
+``fdm_apply_fs_params`` (tu_cmd_buffer.cc), ``fdm_apply_load_coords`` /
+``fdm_apply_store_coords`` and the unpatched ``store_3d_blit`` / ``r3d_coords`` (tu_clear_blit.cc),
+all in src/freedreno/vulkan/.
 """
 
 from __future__ import annotations
@@ -221,15 +222,66 @@ def lower_frag_coord(hw_frag_coord: float, frag_size: int, frag_offset: int) -> 
     return c
 
 
+#: the eight float32 VS constants of a 3D blit's rect list, as ``r3d_coords_raw`` loads them:
+#: dst x1, y1, src x1, y1, dst x2, y2, src x2, y2 (half-open)
+R3dCoords: TypeAlias = tuple[float, float, float, float, float, float, float, float]
+
+#: ``blt_no_coord`` (tu_clear_blit.cc): ``{~0, ~0}``, the "no source" offset of ``r3d_coords``
+BLT_NO_COORD: Pair = (-1, -1)
+
+
+def r3d_coords(dst: Pair, src: Pair, extent: Pair) -> R3dCoords:
+    """``r3d_coords`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 05b96fda, the same in
+    26.2.0-rc1): the rect list's coordinates, ``dst`` and ``src`` offsets (``int32_t``) and
+    their ends ``offset + extent`` - a signed offset plus an unsigned extent, so the sum is
+    ``uint32_t`` - each converted to float32; a ``src`` of :data:`BLT_NO_COORD` reads from 0."""
+    sx, sy = src if src != BLT_NO_COORD else (0, 0)
+    w, h = extent
+
+    def f(v: int) -> float:
+        return float(np.float32(v))
+    return (f(dst[0]), f(dst[1]), f(sx), f(sy), f((dst[0] + w) & 0xFFFFFFFF), f((dst[1] + h) & 0xFFFFFFFF),
+            f((sx + w) & 0xFFFFFFFF), f((sy + h) & 0xFFFFFFFF))
+
+
+def store_3d_blit_coords(render_area: Rect4) -> R3dCoords:
+    """``store_3d_blit`` (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 05b96fda, the same in
+    26.2.0-rc1): the store of a multisampled attachment draws one rect list per layer over
+    ``r3d_coords(render_area.offset, render_area.offset, render_area.extent)`` - the layer's
+    render area in framebuffer coordinates, GMEM and sysmem alike.  Nothing patches it per bin
+    (``store_3d_blit`` creates no FDM patchpoint, unlike the A2D store's
+    ``fdm_apply_store_coords``): every bin draws the same rectangle and the window scissor keeps
+    the bin's part.  It is never scaled: a multisampled stored attachment turns the FDM off
+    (``tu_render_pass_disable_fdm``), so no pass that reaches it has an FDM."""
+    x, y, w, h = render_area
+    return r3d_coords((x, y), (x, y), (w, h))
+
+
+def takes_store_3d_blit(samples_stored: Sequence[tuple[int, bool]], store_unaligned: bool,
+                        fdm_enabled: bool) -> bool:
+    """Whether a bin's stores include ``store_3d_blit``: ``tu_store_gmem_attachment``
+    (src/freedreno/vulkan/tu_clear_blit.cc, pop-os @ 05b96fda and 4ff7b570) stores an attachment
+    whose destination has ``samples > 1`` (``samples_stored``: per pass attachment, its samples and
+    ``store || store_stencil``) with the 3D blit wherever the fast path is not taken or is taken
+    conditionally (an FDM pass on a7xx records both).  Such an attachment is its own GMEM source
+    (``a == gmem_a``: no mutability mismatch, no D24S8-to-S8 resolve, no ``blit_can_resolve``
+    test), so only ``tu_attachment_store_unaligned`` (``store_unaligned``) or an FDM refuses the fast
+    path; and an FDM pass has no such attachment (``tu_render_pass_disable_fdm``)."""
+    return any(s > 1 and stored for s, stored in samples_stored) and (store_unaligned or fdm_enabled)
+
+
 @attrs.frozen(kw_only=True)
 class BlitRects:
     """GMEM load (3D blit) and sysmem store (A2D) rectangles of one view, inclusive corners
-    for the store, half-open for the load; ``None`` for an empty bin."""
+    for the store, half-open for the load; ``None`` for an empty bin.  ``store_3d``: the
+    coordinates of the view's multisampled store (:func:`store_3d_blit_coords`), where the pass
+    stores a multisampled attachment through ``store_3d_blit``, else None."""
 
     load_dst: Rect4 | None   # GMEM (LRZ-space) rectangle x, y, w, h
     load_src: Rect4 | None   # sysmem rectangle
     store_dst: tuple[Pair, Pair]  # A2D destination TL, BR (sysmem)
     store_src: tuple[Pair, Pair]  # source TL, BR in GMEM (rendering space)
+    store_3d: R3dCoords | None = None
 
 
 def blit_rects(frag_areas: Sequence[Pair], bins: Sequence[Rect4], common_bin_start: Pair,
@@ -273,6 +325,16 @@ def blit_rects_without_fdm(bins: Sequence[Rect4], common_bin_start: Pair,
         corners = ((x, y), (x + w - 1, y + h - 1))
         out.append(attrs.evolve(b, store_dst=corners, store_src=corners))
     return tuple(out)
+
+
+def with_store_3d(blits: Sequence[BlitRects], render_areas: Sequence[Rect4]) -> tuple[BlitRects, ...]:
+    """The views' rectangles of a pass whose bins store a multisampled attachment through
+    ``store_3d_blit`` (:func:`takes_store_3d_blit`), each with that store's
+    :func:`store_3d_blit_coords` of its render area (``tu_store_gmem_attachment``: its own with
+    per-layer render areas, else the first)."""
+    return tuple(attrs.evolve(b, store_3d=store_3d_blit_coords(render_areas[v] if len(render_areas) > 1
+                                                               else render_areas[0]))
+                 for v, b in enumerate(blits))
 
 
 # --------------------------------------------------------------------------------------------

@@ -29,13 +29,17 @@ from .patch import (
     blit_rects_without_fdm,
     fs_params,
     patch_slots,
+    takes_store_3d_blit,
     unpatched_slots,
     viewport_state,
     viewport_state_without_fdm,
+    with_store_3d,
 )
 from .render_mode import (
+    attachment_set_ops,
     autotune_render_mode,
     depth_has_lrz,
+    tu_attachment_store_unaligned,
     tu_choose_gmem_layout,
     tu_render_pass_disable_fdm,
     use_hw_binning,
@@ -478,6 +482,18 @@ def plan_bins(sc: Scenario) -> PassBins | SysmemPlan:
     return PassBins(bin_offsets=g.bin_offsets, tiles=tuple(tiles))
 
 
+def _store_3d(sc: Scenario) -> bool:
+    """Whether a bin of a pass without FDM stores a multisampled attachment with ``store_3d_blit``
+    (:func:`fdm.patch.takes_store_3d_blit`): the scenario's attachments (a resolve destination is
+    single-sampled: never the 3D path) and ``tu_attachment_store_unaligned`` over the render areas
+    the store checks (every per-view one, or the first), on images of the framebuffer's size."""
+    areas = sc.render_areas if len(sc.render_areas) > 1 else sc.render_areas[:1]
+    unaligned = tu_attachment_store_unaligned(tuple(r.as_tuple() for r in areas), sc.framebuffer,
+                                              (sc.gpu.gmem_align_w, sc.gpu.gmem_align_h))
+    flags = [attachment_set_ops(a) for a in sc.attachments]
+    return takes_store_3d_blit([(f.samples, f.store) for f in flags], unaligned, fdm_enabled=False)
+
+
 def _view_bins(t: TileConfig, st: PassState) -> tuple[Rect4, ...]:
     """``bins[]`` of ``tu6_emit_tile_select``; without FDM (no patchpoints) none are computed and
     every view renders the tile's own rectangle ``b_cs``, ``T * E``."""
@@ -501,6 +517,8 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
         bins = _view_bins(t, st)
         rect = bins[0]
         ones = ((1, 1),) * st.views
+        areas = tuple(r.as_tuple() for r in sc.render_areas)
+        blits = blit_rects_without_fdm(bins, b_cs, areas)
         views = tuple(ViewPlan(view=v, visible=t.visible(v), bin=rect, frag_area=(1, 1), offset=(0, 0),
                                hw_offset=(0, 0), bin_offset=(0, 0)) for v in range(st.views))
         return TilePlan(
@@ -512,7 +530,7 @@ def _tile_plan(index: int, t: TileConfig, st: PassState, vs: ViewportState, sc: 
             fast_store=True,   # nothing is scaled: every store is the ordinary resolve blit
             slots=unpatched_slots(vs, sc.viewports, sc.scissors),
             fs_params=fs_params(ones, bins, b_cs),
-            blits=blit_rects_without_fdm(bins, b_cs, tuple(r.as_tuple() for r in sc.render_areas)))
+            blits=with_store_3d(blits, areas) if _store_3d(sc) else blits)
     bins = view_bins(t, st)
     views = tuple(
         ViewPlan(view=v, visible=t.visible(v), bin=bins[v], frag_area=t.frag_areas[v],

@@ -15,7 +15,8 @@ BINSCALEEN, per-slot scales, and ``hw_offset`` when scaling is on: a7xx
 the same values), and per viewport slot ``GRAS_CL_VIEWPORT`` offset/scale,
 ``GRAS_SC_VIEWPORT_SCISSOR`` and ``GRAS_SC_SCREEN_SCISSOR``; the GMEM clears, the fast-store
 predicate, the rectangles of the scaled (A2D) and fast (resolve-engine) stores and of the GMEM
-loads, where the stream has them; each at its chip's offsets (:func:`turnip_box.registers.table`).
+loads, where the stream has them, and the coordinates of the 3D-blit stores of multisampled
+attachments where the stream or the plan has them; each at its chip's offsets (:func:`turnip_box.registers.table`).
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ CAUSE_ORDER = (
     "gmem_clears",
     "sysmem.slot_count", "sysmem.slot", "sysmem.viewport", "sysmem.viewport_scissor", "sysmem.scissor",
     "fast_store", "store_rects",
+    # the 3D-blit store of a multisampled attachment (store_3d_blit): its rect list's coordinates
+    "store_3d_coords",
     # the resolve engine's rectangle of each fast store (RB_RESOLVE_CNTL_1/2 at its BLIT event), then
     # the bin's GMEM loads: the 3D blit's patched coordinates (FDM) or the load BLIT event's rectangle
     "fast_store_rects", "load_rects",
@@ -151,11 +154,19 @@ def _stores(d: _Diff, i: int, b: Phase, t: TilePlan, plan: RenderPassPlan, chip:
     """The fast-store predicate of tile select (a7xx) and, for the
     scaled A2D stores, their rectangles: every stored attachment of every view blits the view's
     ``[b_cs, b_cs + B/fa)`` of GMEM onto ``B`` (``fdm_apply_store_coords``); for the fast stores
-    the resolve engine's ``RB_RESOLVE_CNTL_1/2``: the aligned render area (:func:`_render_area_scissors`)."""
+    the resolve engine's ``RB_RESOLVE_CNTL_1/2``: the aligned render area (:func:`_render_area_scissors`);
+    for the 3D-blit stores of multisampled attachments (``store_3d_blit``) the 8 float32
+    coordinates of each rect list, as a set over attachments and layers, against the plan's
+    ``store_3d`` of each view - compared wherever either side has one, so a 3D store the model
+    does not plan (or plans and the stream lacks) is a difference."""
     if chip >= 7 and b.fast_store_predicate is not None:
         d.eq("fast_store", b.fast_store_predicate, bool(t.fast_store), i)
+    got3d = {s[1] for s in b.stores if s[0] == "3d"}
+    want3d = {v.store_3d for v in t.blits if v.store_3d is not None}
+    if got3d or want3d:
+        d.eq("store_3d_coords", sorted(got3d), sorted(want3d), i)
     if not b.stores:
-        return  # nothing stored (or stored by a 3D blit: multisampled, not decoded)
+        return  # nothing stored
     # the path taken also depends on per-attachment conditions (an unaligned render area keeps
     # the blit): the rectangles of each path are compared where the stream takes it
     fast = any(s[0] == "fast" for s in b.stores)

@@ -67,7 +67,10 @@ class Phase:
     #: viewport slots the phase programmed before its draw (GRAS_CL_VIEWPORT[i] written)
     slot_count: int
     #: the stores after the bin's draws: ``("fast", rect)`` (a BLIT event of a store
-    #: ``RB_RESOLVE_OPERATION``) or ``("a2d", dst, src)`` (a ``CP_BLIT``: the scaled store)
+    #: ``RB_RESOLVE_OPERATION``), ``("a2d", dst, src)`` (a ``CP_BLIT``: the scaled store) or
+    #: ``("3d", coords)`` (``store_3d_blit``, a multisampled attachment's store: a rect-list draw
+    #: whose VS constants ``r3d_coords`` loads from memory as for the 3D load, the 8 floats as
+    #: loaded: dst x1, y1, src x1, y1, dst x2, y2, src x2, y2)
     stores: tuple[tuple[Any, ...], ...] = ()
     #: a7xx: the FAST_STORE predicate tile select set for this bin (None: none was set)
     fast_store_predicate: bool | None = None
@@ -177,6 +180,9 @@ class _Phases(Listener):
             if cur is not None and cur["kind"] == "gmem" and cur["at_draw"] is None and not cur["resolving"] \
                     and self.coords is not None:
                 cur["loads"].append(("3d", self.coords))  # resolved from memory after the walk
+            elif cur is not None and cur["kind"] == "gmem" and cur["resolving"] and self.coords is not None:
+                # after the draws: store_3d_blit, the store of a multisampled attachment
+                cur["stores"].append(("3d", self.coords))
             self.coords = None
             return
         if self.current is not None and self.current["at_draw"] is None:
@@ -239,6 +245,27 @@ def _coords(memory: Any, addr: int) -> tuple[tuple[tuple[int, int], tuple[int, i
     return ((int(c[0]), int(c[1])), (int(c[4]), int(c[5]))), ((int(c[2]), int(c[3])), (int(c[6]), int(c[7])))
 
 
+def _raw_coords(memory: Any, addr: int) -> tuple[float, ...] | None:
+    """The 8 float32 constants ``r3d_coords`` loaded from ``addr``, as loaded (None where the dump
+    does not hold them)."""
+    try:
+        return tuple(R.f32(v) for v in memory.dwords(addr, 8))
+    except KeyError:
+        return None
+
+
+def _stores(raw: list[tuple[Any, ...]], memory: Any) -> tuple[tuple[Any, ...], ...]:
+    out: list[tuple[Any, ...]] = []
+    for entry in raw:
+        if entry[0] == "3d":
+            c = _raw_coords(memory, entry[1]) if memory is not None else None
+            if c is not None:
+                out.append(("3d", c))
+        else:
+            out.append(entry)
+    return tuple(out)
+
+
 def _loads(raw: list[tuple[Any, ...]], memory: Any) -> tuple[tuple[Any, ...], ...]:
     out: list[tuple[Any, ...]] = []
     for entry in raw:
@@ -274,7 +301,7 @@ def _phase(raw: dict[str, Any], chip: int, slots: int, end_regs: dict[int, int],
                  lrz_enable=bool(g(t.gras_lrz_cntl) & 1), foveat=fov, slots=tuple(out),
                  slot_count=max((i + 1 for i in range(R.MAX_VIEWPORTS) if vp0 + 6 * i in raw["written"]),
                                 default=0),
-                 stores=tuple(raw["stores"]), fast_store_predicate=raw["pred"],
+                 stores=_stores(raw["stores"], memory), fast_store_predicate=raw["pred"],
                  fs_params=fs_params_of(raw["patches"], views), clears=tuple(raw["clears"]),
                  loads=_loads(raw["loads"], memory) if memory is not None else ())
 
@@ -287,7 +314,8 @@ def driver_pass(dump: Dump, slots: int, chip: int, views: int = 1) -> DriverPass
     t = R.table(chip)
     lis = _Phases(chip, t)
     w = walk(dump, lis)
-    # each bin's patched load coordinates are an allocation of their own: read them after the walk
+    # each bin's patched load coordinates are an allocation of their own: read them (and the 3D
+    # stores' unpatched ones) after the walk
     phases = [_phase(p, chip, slots, lis.regs, views, w.memory) for p in lis.phases]
     binning = next((p for p in phases if p.kind == "binning"), None)
     bins = tuple(p for p in phases if p.kind == "gmem")
