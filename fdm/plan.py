@@ -132,6 +132,9 @@ class RenderPassPlan:
     binning_pass: bool             # use_hw_binning: a binning pass runs before the tiles
     render_mode: Literal["gmem"] = "gmem"
     sysmem_reason: None = None
+    #: cmd->state.rp.gmem_disable_reason at the end of the pass (:func:`gmem_disable_reason`):
+    #: "TU_DEBUG(GMEM)" where TU_DEBUG=gmem decided, else None
+    gmem_disable_reason: str | None = None
 
 
 def max_tile_size(sc: Scenario, fdm: bool = True) -> Pair:
@@ -158,6 +161,8 @@ SYSMEM_DEBUG = "TU_DEBUG(SYSMEM)"
 SYSMEM_NO_FIT = "Can't fit attachments into gmem"
 SYSMEM_NO_BINNING = "Too many tiles and HW binning is not possible"
 SYSMEM_AUTOTUNE = "Autotune selected sysmem"
+#: the reason ``use_sysmem_rendering`` records when ``TU_DEBUG=gmem`` makes it return false (GMEM)
+GMEM_DEBUG = "TU_DEBUG(GMEM)"
 
 
 def _tiling(sc: Scenario, gm: GmemConfig, fdm: bool = True) -> TilingConfig | None:
@@ -197,13 +202,27 @@ def sysmem_reason(sc: Scenario, tiling: TilingConfig | None, fdm_enabled: bool =
     pass without FDM and fewer than 5 draws, else the bandwidth estimate without history).
     None: the pass renders in GMEM.  (An empty render area, tessellation, feedback loops,
     non-framebuffer-space barriers, transform feedback, primitive queries and autotune history
-    are outside the scenario: docs/decisions.md.)"""
+    are outside the scenario: docs/decisions.md.)  The reason is :func:`gmem_disable_reason`'s,
+    which a GMEM pass has too under ``TU_DEBUG=gmem``."""
+    reason = gmem_disable_reason(sc, tiling, fdm_enabled)
+    return None if reason == GMEM_DEBUG else reason
+
+
+def gmem_disable_reason(sc: Scenario, tiling: TilingConfig | None, fdm_enabled: bool = True) -> str | None:
+    """``cmd->state.rp.gmem_disable_reason`` as ``use_sysmem_rendering`` (tu_cmd_buffer.cc, pop-os
+    @ 4ff7b570, Mesa 26.2.0-rc3) leaves it, the text turnip's ``end_render_pass`` tracepoint
+    prints as ``tilingDisableReason`` (``tu_trace_end_render_pass``; None: the empty string it
+    prints where no reason was set).  Each reason of :func:`sysmem_reason` is set where that
+    check returns true (sysmem); ``TU_DEBUG=gmem``, reached after the tiling and before the
+    binning and autotune checks, sets :data:`GMEM_DEBUG` and returns false: a GMEM pass with a
+    reason.  Where the autotuner picks GMEM no reason is set.  Mesa 26.1.6 sets the same texts
+    at the same checks (the box: ``box check --mesa 26.1``)."""
     if "sysmem" in sc.tu_debug:
         return SYSMEM_DEBUG
     if tiling is None:
         return SYSMEM_NO_FIT
     if "gmem" in sc.tu_debug:
-        return None
+        return GMEM_DEBUG
     tc = tiling.vsc.tile_count
     if not tiling.vsc.binning_possible and tc[0] * tc[1] > 2:
         return SYSMEM_NO_BINNING
@@ -244,6 +263,11 @@ class SysmemPlan:
     slots: tuple[ViewportPatch, ...]
     fs_params: tuple[FsParams, ...]
     tiles: tuple[TilePlan, ...] = ()   # none: nothing is rendered per bin
+
+    @property
+    def gmem_disable_reason(self) -> str:
+        """``cmd->state.rp.gmem_disable_reason``: the sysmem reason (:func:`gmem_disable_reason`)."""
+        return self.sysmem_reason
 
 
 #: the bin of the record-time patchpoint application (``MAX_VIEWPORT_SIZE`` square at the origin)
@@ -432,7 +456,8 @@ def plan_render_pass(sc: Scenario) -> RenderPassPlan | SysmemPlan:
                           fdm_offsets=st.fdm_offsets, bin_offsets=bin_offsets, grid=g.grid, pass_state=st,
                           binning=binning, tiles=tuple(tiles), lrz=lrz, lrz_draw=lrz_draw,
                           fdm_enabled=g.fdm_disabled_reason is None,
-                          fdm_disabled_reason=g.fdm_disabled_reason, binning_pass=use_hw_binning(g.tiling.vsc))
+                          fdm_disabled_reason=g.fdm_disabled_reason, binning_pass=use_hw_binning(g.tiling.vsc),
+                          gmem_disable_reason=gmem_disable_reason(sc, g.tiling, g.fdm_disabled_reason is None))
 
 
 @attrs.frozen(kw_only=True)

@@ -50,6 +50,7 @@ from .jobs import DECODED_CHIPS, SHIM_GPU_IDS, Unrecordable, job_of, model_scena
 from .pm4 import StreamError
 from .rd import read_rd
 from .root import Box, environment, launch
+from .utrace import PassTrace
 
 AGREE, DIFFER, MODEL_REFUSED, EXPECTED, NOT_SUPPORTED, ERROR = (
     "agree", "differ", "model refused", "refused as expected", "not supported", "error")
@@ -86,6 +87,8 @@ class Recording:
     why: str
     rd: tuple[str, ...]
     validation: tuple[str, ...] = ()
+    #: the pass's end_render_pass tracepoint(s) (turnip_box.utrace), or why the recorder read none
+    u_trace: tuple[PassTrace, ...] | str = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -190,7 +193,7 @@ def _record_chunk(box: Box, items: Sequence[Item], chunk: Chunk, scratch: Path, 
                 continue
             n = by_name.pop(rec["name"])
             results[n] = Recording(status=rec["status"], why=rec["why"], rd=tuple(rec["rd"]),
-                                   validation=tuple(rec.get("validation", ())))
+                                   validation=tuple(rec.get("validation", ())), u_trace=_u_trace(rec))
         pending = [(n, j) for n, j in pending if j["name"] in by_name]
         if pending:
             n, _ = pending.pop(0)
@@ -199,6 +202,11 @@ def _record_chunk(box: Box, items: Sequence[Item], chunk: Chunk, scratch: Path, 
             why = f"the box process died ({how})" + (f": {tail}" if tail else "")
             results[n] = Recording(status="Crashed", why=why, rd=())
     return results
+
+
+def _u_trace(rec: Mapping[str, Any]) -> tuple[PassTrace, ...] | str:
+    got = rec.get("u_trace", ())
+    return got if isinstance(got, str) else tuple(PassTrace.from_json(p) for p in got)
 
 
 # ---- judging -----------------------------------------------------------------------------------
@@ -247,12 +255,14 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
         return Outcome(item=it, status=NOT_SUPPORTED,
                        why=f"turnip recorded the pass on {it.gpu}, but the box's stream decoder has no register "
                            f"table for a{chip}xx (it reads a6xx, a7xx and a8xx)")
+    if isinstance(rec.u_trace, str) or len(rec.u_trace) != 1:
+        return Outcome(item=it, status=ERROR, why=f"turnip's u_trace: {rec.u_trace or 'no render pass'}")
     try:
         dump = read_rd(Path(rec.rd[-1]))
         dp = driver_pass(dump, slots_of(plan), chip, views_of(plan))
     except (StreamError, TurnipFdmError, KeyError, ValueError) as e:
         return Outcome(item=it, status=ERROR, why=f"decoding the stream: {e}")
-    diffs, n = differences(it.name, it.gpu, dp, plan)
+    diffs, n = differences(it.name, it.gpu, dp, plan, rec.u_trace[0])
     sub = None
     if it.scenario.subsampled:
         # the subsampled store path, metadata and aprons (turnip_box.subsampled)

@@ -5,7 +5,8 @@ of the register fields (:mod:`turnip_box.registers`) and of how a ``VkViewport``
 ``GRAS_CL_VIEWPORT`` (``tu6_emit_viewport``: ``scale = width / 2``, ``offset = x + scale`` in
 float32).  Nothing here calls the model's arithmetic: the model is read only through its plan.
 
-Compared, per pass: render mode, whether the FDM is on, tile size and count (``VSC_BIN_SIZE``,
+Compared, per pass: the render mode and turnip's reason for it (its u_trace
+``tilingDisableReason``), whether the FDM is on, tile size and count (``VSC_BIN_SIZE``,
 ``VSC_EXPANDED_BIN_CNTL``), whether a binning pass runs and its window scissor and viewport
 slots; per rendered bin, in walk order: the window scissor, ``RB_WINDOW_OFFSET``
 (``common_bin_start``), the bin size of ``GRAS_SC_BIN_CNTL`` (tile size x ``gmem_extent``),
@@ -33,12 +34,15 @@ from fdm.plan import RenderPassPlan, SysmemPlan, TilePlan
 
 from . import registers as R
 from .decode import DriverPass, Phase, Slot
+from .utrace import PassTrace
 
 #: the fields in cause-before-effect order: the pass's configuration, then per bin where the bin
 #: is and how big, then what the driver computes from the density map (fragment area and offsets
 #: of the FS constants, the FOVEAT scales and o'), then what it derives from those (LRZ, the
 #: viewports and scissors patched with them), then the stores
 CAUSE_ORDER = (
+    # why use_sysmem_rendering chose the render mode (turnip's u_trace tilingDisableReason), then the mode
+    "render_mode.reason",
     "render_mode", "tile_size", "tile_count", "binning_pass", "binning.window_scissor", "binning.slot_count",
     "binning.slot", "binning.viewport", "binning.viewport_scissor", "binning.scissor", "bins",
     "window_scissor", "common_bin_start", "bin_size",
@@ -293,11 +297,14 @@ def stream_mode(plan: RenderPassPlan | SysmemPlan) -> str:
     return plan.render_mode
 
 
-def differences(name: str, gpu: str, driver: DriverPass,
-                plan: RenderPassPlan | SysmemPlan) -> tuple[list[Difference], int]:
+def differences(name: str, gpu: str, driver: DriverPass, plan: RenderPassPlan | SysmemPlan,
+                trace: PassTrace | None = None) -> tuple[list[Difference], int]:
     """Every difference between the decoded pass and the model's plan, and how many values were
-    compared."""
+    compared.  ``trace`` is turnip's own account of the pass (:mod:`turnip_box.utrace`, None: not
+    read): its ``tilingDisableReason`` against the plan's ``gmem_disable_reason``."""
     d = _Diff(name, gpu)
+    if trace is not None:
+        d.eq("render_mode.reason", trace.reason, plan.gmem_disable_reason)
     d.eq("render_mode", driver.render_mode, stream_mode(plan))
     if isinstance(plan, SysmemPlan) or driver.render_mode != "gmem":
         if driver.sysmem is not None and isinstance(plan, SysmemPlan):

@@ -32,6 +32,7 @@ leaves the finished jobs readable.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import sys
 import time
@@ -46,6 +47,7 @@ import vulkan as vk
 from turnip_base.errors import NotSupported
 from turnip_base.harness import Vulkan
 
+from . import utrace
 from .inside import RdCapture, open_box_device
 
 SPV = Path(__file__).resolve().parent / "spv"
@@ -536,6 +538,9 @@ def main(argv: list[str]) -> int:
         return 0
     jobs_path = Path(argv[0])
     capture = RdCapture()
+    # turnip's render_pass tracepoint (the render mode's reason), read per job (turnip_box.utrace)
+    trace = utrace.TraceTail(capture.folder.parent / "u_trace.txt")
+    utrace.enable(os.environ, trace.path)
     devices: dict[bool, Device | Exception] = {}
     for job in _jobs(jobs_path):
         t0 = time.perf_counter()
@@ -554,7 +559,9 @@ def main(argv: list[str]) -> int:
         dev.take_messages()
         try:
             rd = record(dev, job, capture)
-            rec = {"name": job["name"], "status": "Recorded", "why": "", "rd": rd}
+            got = trace.take()
+            rec = {"name": job["name"], "status": "Recorded", "why": "", "rd": rd,
+                   "u_trace": [p.as_json() for p in got] if isinstance(got, tuple) else got}
         except NotSupported as e:
             rec = {"name": job["name"], "status": "NotSupported", "why": str(e), "rd": []}
         except vk.VkError as e:

@@ -181,6 +181,7 @@ def _icd(box: Box, scratch: Path) -> Path:
     return manifest
 
 
+_U_TRACE = "the box's own u_trace print (the recorder reads the render mode's reason from it)"
 #: the variables the box sets itself for every recording process, and what to use instead
 OWN_VARIABLES = {
     "TU_DEBUG": "the scenario's tu_debug = [...] key (bin merging off: bin_merging = \"off\")",
@@ -189,6 +190,10 @@ OWN_VARIABLES = {
     "VK_LAYER_PATH": "the box's own validation layer", "VK_INSTANCE_LAYERS": "the box's own validation layer",
     "VK_LOADER_LAYERS_ENABLE": "the box's own validation layer", "LD_PRELOAD": "the box's noop DRM shim",
     "LD_LIBRARY_PATH": "--driver PATH",
+    # the recorder reads turnip's render_pass tracepoint itself (turnip_box.utrace: the render mode's reason)
+    "MESA_GPU_TRACES": _U_TRACE,
+    "MESA_GPU_TRACEFILE": _U_TRACE,
+    "TU_GPU_TRACEPOINT": _U_TRACE,
 }
 #: the prefixes of the variables that steer turnip, Mesa or the Vulkan loader
 STEERING = ("TU_", "FD_", "MESA_", "VK_", "LD_")
