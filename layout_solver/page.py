@@ -181,16 +181,23 @@ class ViewPictures:
     error_size: tuple[int, int]
 
 
-def _pictures_json(pics: Sequence[ViewPictures]) -> list[JsonDoc]:
-    return [{"view": p.view, "memory": png_data_uri(p.memory), "memory_size": list(p.memory_size),
-             "error": png_data_uri(p.error), "error_size": list(p.error_size), "error_max": p.error_max,
-             "ramp": png_data_uri(np.repeat(p.ramp, 4, axis=0))} for p in pics]
+def pictures_json(p: ViewPictures) -> JsonDoc:
+    """The page's entry of one view's pictures (PNG data URIs: :func:`png_data_uri`)."""
+    return {"view": p.view, "memory": png_data_uri(p.memory), "memory_size": list(p.memory_size),
+            "error": png_data_uri(p.error), "error_size": list(p.error_size), "error_max": p.error_max,
+            "ramp": png_data_uri(np.repeat(p.ramp, 4, axis=0))}
+
+
+def _pictures_json(pics: Sequence[ViewPictures | JsonDoc]) -> list[JsonDoc]:
+    return [p if isinstance(p, dict) else pictures_json(p) for p in pics]
 
 
 def layout_page_data(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int], summary: str,
-                     pictures: Sequence[ViewPictures] = (), sweep: bool | JsonDoc = True,
+                     pictures: Sequence[ViewPictures | JsonDoc] = (), sweep: bool | JsonDoc = True,
                      files: Sequence[tuple[str, str]] = ()) -> JsonDoc:
     """Everything the page script draws, under the names of ``plan --json`` / ``layout --json``.
+    ``pictures``: per view, its :class:`ViewPictures` or their entry made already
+    (:func:`pictures_json`, by a caller that encodes them while doing other work).
     ``files``: (stem, caption) of the static SVG/PNG pictures written beside the page (linked).
     ``sweep``: plan :func:`offset_sweep` here (True), leave it out (False), or the sweep
     planned already (a caller that plans it while doing other work)."""
@@ -232,10 +239,12 @@ def _size(doc: Mapping[str, Any]) -> int:
 
 def _bounded(doc: JsonDoc) -> JsonDoc:
     """Drop the sweep, then the pictures, while the data passes the soft bound (noted on the page)."""
-    if _size(doc) > _SOFT_BYTES and doc["sweep"]["steps"]:
+    size = _size(doc)
+    if size > _SOFT_BYTES and doc["sweep"]["steps"]:
         doc["sweep"] = {"steps": [], "reason": f"dropped: the page would pass {_SOFT_BYTES >> 20} MiB"}
         doc["notes"].append("the offset sweep was dropped to keep the page small")
-    if _size(doc) > _SOFT_BYTES and doc["pictures"]:
+        size = _size(doc)
+    if size > _SOFT_BYTES and doc["pictures"]:
         doc["pictures"] = []
         doc["notes"].append("the reconstruction pictures were dropped to keep the page small")
     return doc

@@ -188,6 +188,20 @@ def gray_rgb(a: np.ndarray, lo: float, span: float, missing: Color) -> np.ndarra
     return out
 
 
+def _heat_levels(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The heat map's three channels of ``t`` (the error over the top, clipped to [0, 1]) as
+    levels in [0, 255] before rounding (:func:`_channel8` without its ``rint``)."""
+    lo = t < 0.5
+    chans = (np.where(lo, 1.0, 1.0 - (t - 0.5) * 1.2), np.where(lo, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6),
+             np.where(t < 0.25, 1.0 - t * 4.0, 0.0))
+    out = []
+    for c in chans:
+        c = np.minimum(np.maximum(c, 0.0), 1.0)
+        c *= 255.0
+        out.append(c)
+    return out[0], out[1], out[2]
+
+
 def heat_rgb(err: np.ndarray, vmax: float | None = None) -> np.ndarray:
     """Error magnitudes to a white-yellow-red-black heat map (0 = white)."""
     e = np.abs(np.asarray(err, dtype=np.float64))
@@ -198,11 +212,34 @@ def heat_rgb(err: np.ndarray, vmax: float | None = None) -> np.ndarray:
     step = _strip_rows(e.shape)
     for y in range(0, e.shape[0], step):
         t = np.clip(e[y:y + step] / top, 0.0, 1.0)
-        lo = t < 0.5
-        out[y:y + step, ..., 0] = _channel8(np.where(lo, 1.0, 1.0 - (t - 0.5) * 1.2))
-        out[y:y + step, ..., 1] = _channel8(np.where(lo, 1.0 - t * 0.4, 0.8 - (t - 0.5) * 1.6))
-        out[y:y + step, ..., 2] = _channel8(np.where(t < 0.25, 1.0 - t * 4.0, 0.0))
+        for k, level in enumerate(_heat_levels(t)):
+            out[y:y + step, ..., k] = np.rint(level, out=level).astype(np.uint8)
     return out
+
+
+def heat_rgb_near(err: np.ndarray, near: np.ndarray, slack: float, top: float) -> tuple[np.ndarray, np.ndarray]:
+    """``heat_rgb(err, top)`` of errors ``err`` (>= 0, no NaN) known to within ``slack`` where
+    ``near`` (exact elsewhere), and where that colour may not be the exact errors' one: a
+    channel level (before rounding) within reach of a rounding boundary (``k + 0.5``) or of a
+    seam of the formula (0.25, 0.5) in ``slack`` (the levels move by at most 255 * 4 * slack /
+    top, their slope, plus float64 rounding: taken 2 * that + 1e-9).  Elsewhere the colour is
+    the exact errors' one."""
+    e = np.asarray(err, dtype=np.float64)
+    out = np.empty(e.shape + (3,), dtype=np.uint8)
+    unsure = np.zeros(e.shape, dtype=bool)
+    reach = 2 * 255.0 * 4.0 * slack / top + 1e-9
+    seam = 2 * slack / top + 1e-12
+    step = _strip_rows(e.shape)
+    for y in range(0, e.shape[0], step):
+        t = np.clip(e[y:y + step] / top, 0.0, 1.0)
+        n = near[y:y + step]
+        u = n & ((np.abs(t - 0.25) < seam) | (np.abs(t - 0.5) < seam))
+        for k, level in enumerate(_heat_levels(t)):
+            r = np.rint(level)
+            u |= n & (np.abs(np.abs(level - r) - 0.5) < reach)
+            out[y:y + step, ..., k] = r.astype(np.uint8)
+        unsure[y:y + step] = u
+    return out, unsure
 
 
 def raster_picture(title: str, pixels: np.ndarray, note: str = "") -> Canvas:

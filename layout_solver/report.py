@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -15,10 +16,21 @@ from fdm.report import plan_table
 from .aprons import tu_calc_subsampled_aprons
 from .draw import Canvas, to_png, to_svg
 from .metadata import sysmem_metadata
-from .page import JsonDoc, ViewPictures, layout_page_data, offset_sweep, page_html, sysmem_page_data
-from .pictures import framebuffer_picture, gray_rgb, heat_rgb, raster_picture, subsampled_picture
+from .page import (
+    JsonDoc,
+    ViewPictures,
+    layout_page_data,
+    offset_sweep,
+    page_html,
+    pictures_json,
+    sysmem_page_data,
+)
+from .pictures import framebuffer_picture, gray_rgb, heat_rgb, heat_rgb_near, raster_picture, subsampled_picture
 from .progress import Progress
 from .solver import SubsampledLayout, tu_calc_subsampled
+
+if TYPE_CHECKING:
+    from .reconstruct import PictureRasters
 
 
 def layout_summary(layout: SubsampledLayout) -> str:
@@ -39,20 +51,20 @@ def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int, w
     """(c): the image in memory, the reconstruction sampled through the metadata transform and
     its error against the expanded image, from the CPU reconstruction; and the same memory
     image and error heat map for the interactive page (with its colour scale).  The rasters are
-    bounded (:func:`~layout_solver.reconstruct.reconstruction_rasters`: at most 1280 pixels a
-    side, larger framebuffers reduced by an integer factor, the error max-pooled)."""
-    from .reconstruct import reconstruction_rasters
-    im = reconstruction_rasters(plan, layout, view, workers=workers)
+    bounded (:func:`~layout_solver.reconstruct.picture_rasters`: at most 1280 pixels a side,
+    larger framebuffers reduced by an integer factor, the error max-pooled); the heat map has
+    the colours of the exact errors (:func:`_heat`)."""
+    from .reconstruct import picture_rasters
+    im = picture_rasters(plan, layout, view, workers=workers)
     lo, hi = im.value_range
     span = (hi - lo) or 1.0
-    err = np.nan_to_num(im.error, nan=0.0)
     worst = im.max_error
     note = f"largest |error| {worst:.4g} (value range {span:.3g}); white = 0"
     shown = ""
     if im.factor > 1:
         shown = f", every {im.factor}th pixel shown"
         note += f"; each pixel shows the largest error of a {im.factor}x{im.factor} block"
-    memory, heat = _gray(im.subsampled, lo, span), heat_rgb(err)
+    memory, heat = _gray(im.subsampled, lo, span), _heat(im)
     page_pictures = ViewPictures(view=view, memory=memory, error=heat, error_max=worst or 1.0,
                                  ramp=heat_rgb(np.linspace(0.0, 1.0, 64)[None, :], vmax=1.0),
                                  memory_size=(layout.width0, layout.height0), error_size=plan.scenario.framebuffer)
@@ -67,6 +79,21 @@ def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int, w
         (f"error_v{view}", raster_picture(f"(c) view {view}: |subsampled - expanded| sampling error", heat,
                                           note), "(c) error heat map"),
     ], page_pictures
+
+
+def _heat(im: PictureRasters) -> np.ndarray:
+    """``heat_rgb(nan_to_num(exact errors))``, the same bytes, from errors known to within
+    :data:`~layout_solver.reconstruct.PICTURE_SLACK` where ``im.near``: where that slack could
+    move a colour (:func:`heat_rgb_near`) the reduced pixels are sampled again exactly
+    (``im.exact``).  The scale's top is the exact largest error, as ``heat_rgb`` takes it from
+    the exact array."""
+    from .reconstruct import PICTURE_SLACK
+    top = im.max_error or 1.0
+    heat, unsure = heat_rgb_near(np.nan_to_num(im.error, nan=0.0), im.near, PICTURE_SLACK, top)
+    if unsure.any():
+        ys, xs = np.nonzero(unsure)
+        heat[ys, xs] = heat_rgb(np.nan_to_num(im.exact(ys, xs), nan=0.0)[None, :], vmax=top)[0]
+    return heat
 
 
 def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
@@ -137,7 +164,7 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
 
     pictures: list[tuple[str, Canvas, str]] = []
     encoded: list[Future[tuple[bytes, bytes]]] = []
-    page_pictures: list[ViewPictures] = []
+    page_pictures: list[Future[JsonDoc]] = []
     outside = 0
     # the sampling threads of one view: the CPUs shared among the views reconstructed at once
     workers = max(1, (os.cpu_count() or 1) // max(1, min(len(views), VIEWS_AT_ONCE)))
@@ -159,7 +186,7 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
             drawn, page_pics = rec
             pictures += drawn
             encoded += [pool.submit(_encode, item) for item in drawn]
-            page_pictures.append(page_pics)
+            page_pictures.append(pool.submit(pictures_json, page_pics))
         tick(f"view {v} drawn")
     summary = layout_summary(layout)
     if outside:
@@ -176,7 +203,8 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
     statics = [(stem, caption) for stem, _, caption in pictures]
     ltable = _layout_table(layout)
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
-    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures,
+    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary,
+                                                     [p.result() for p in page_pictures],
                                                      sweep=sweep.result(), files=statics)).encode("utf-8")
     tick("index.html")
     return files, summary

@@ -1,7 +1,8 @@
 """``turnip-fdm``: the command-line shell over the packages.
 
 Every sub-command is registered explicitly from its package's ``cli`` module (a module that
-fails to import fails the whole command, loudly), and one handler maps the refusals of
+fails to import fails the command, loudly; a command imports only the module that registers
+it, ``--help`` every module: :data:`COMMAND_MODULES`), and one handler maps the refusals of
 :mod:`turnip_base.errors` to their exit status and a single line:
 
 =====================  ======  ===============================================
@@ -64,30 +65,77 @@ def _split_argparse_message(message: str) -> tuple[str, str]:
     return "arguments", message
 
 
-def registrars() -> tuple[Registrar, ...]:
-    """The ``register(subparsers)`` function of every sub-command's module, in help order.
-    Imported explicitly: a module that cannot be imported makes every command fail."""
-    from fdm import cli as fdm_cli
-    from layout_solver import cli as layout_cli
-    from mipmap import cli as mipmap_cli
-    from turnip_box import cli as box_cli
-    from vk_tests import cli as vk_cli
+def _fdm_cli() -> Registrar:
+    from fdm import cli
+    return cli.register
+
+
+def _layout_cli() -> Registrar:
+    from layout_solver import cli
+    return cli.register
+
+
+def _demo_cli() -> Registrar:
+    from . import demo
+    return demo.register
+
+
+def _diff_cli() -> Registrar:
+    from . import diff
+    return diff.register
+
+
+def _mipmap_cli() -> Registrar:
+    from mipmap import cli
+    return cli.register
+
+
+def _vk_cli() -> Registrar:
+    from vk_tests import cli
+    return cli.register
+
+
+def _box_cli() -> Registrar:
+    from turnip_box import cli
     from vk_tests.fdm import cases as fdm_cases
-
-    from . import demo, diff
-
-    return (fdm_cli.register, layout_cli.register, demo.register, diff.register, mipmap_cli.register,
-            vk_cli.register, lambda sub: box_cli.register(sub, fdm_scenes=fdm_cases.scenarios))
+    return lambda sub: cli.register(sub, fdm_scenes=fdm_cases.scenarios)
 
 
-def build_parser() -> CommandLineParser:
+#: every sub-command module, in help order: the commands it registers, and its import
+COMMAND_MODULES: tuple[tuple[tuple[str, ...], Callable[[], Registrar]], ...] = (
+    (("plan", "check"), _fdm_cli), (("layout",), _layout_cli), (("demo",), _demo_cli), (("diff",), _diff_cli),
+    (("mipmap",), _mipmap_cli), (("vk",), _vk_cli), (("box",), _box_cli),
+)
+
+
+def command_of(args: Sequence[str]) -> str | None:
+    """The sub-command a command line names (its first word, flags before it aside from
+    ``--traceback``), or None (``--help``, nothing, or a flag first)."""
+    words = [a for a in args if a != TRACEBACK_FLAG]
+    return words[0] if words and not words[0].startswith("-") else None
+
+
+def registrars(command: str | None = None) -> tuple[Registrar, ...]:
+    """The ``register(subparsers)`` function of the sub-command modules, in help order,
+    imported explicitly: a module that cannot be imported makes a command that imports it fail.
+    ``command``: only the module that registers it (``layout`` imports the layout solver and
+    the models, not the device suite, the box or the mip-chain generators: about 0.2 s less
+    start-up); None, or a word no module registers (argparse's "invalid choice" lists every
+    command): every module."""
+    loads = [load for names, load in COMMAND_MODULES if command in names] or [load for _, load in COMMAND_MODULES]
+    return tuple(load() for load in loads)
+
+
+def build_parser(command: str | None = None) -> CommandLineParser:
+    """The command line's parser: every sub-command, or (``command``) only the module that
+    registers that one (:func:`registrars`)."""
     p = CommandLineParser(prog=PROG, description="Exact model of turnip's fragment-density-map logic: plan "
                                                  "render passes, lay out subsampled images, check devices.")
     p.add_argument(TRACEBACK_FLAG, action="store_true",
                    help="on an internal error print the Python traceback (accepted anywhere on the line)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandLineParser)
     sub.required = True
-    for register in registrars():
+    for register in registrars(command):
         register(sub)
     return p
 
@@ -174,7 +222,7 @@ def _main(args_in: list[str], show_traceback: bool) -> int:
         return _interrupted()
     try:
         try:
-            parser = build_parser()
+            parser = build_parser(command_of(args_in))
         except ImportError as e:
             _fail("internal error", f"a sub-command module cannot be imported ({e.name or e}): {e} "
                                     "- the installation is broken")
@@ -265,7 +313,7 @@ def run() -> NoReturn:
     if handle_sigint:
         signal.signal(signal.SIGINT, _exit_interrupted)
     try:
-        registrars()  # the heavy imports, under the exiting handler
+        registrars(command_of(sys.argv[1:]))  # the heavy imports, under the exiting handler
     except Exception:  # noqa: BLE001 - main() imports them again and says what failed, in one line
         pass
     status = _run_main(handle_sigint)

@@ -23,7 +23,9 @@ docs/spec/vulkan-fdm-and-cts.md §1.8), one module per step:
    (:func:`detached_image_edges`, :func:`inconsistent_adjacent_tiles`); :mod:`.images` - the
    whole-framebuffer arrays (:func:`reconstruction_images`) and the bounded rasters the pictures
    draw (:func:`reconstruction_rasters`), sampled block by block by :mod:`.grid`
-   (:func:`pixel_blocks`: the transform separated per metadata bin, :func:`sample_grid`).
+   (:func:`pixel_blocks`: the transform separated per metadata bin, :func:`sample_grid`);
+   :func:`picture_rasters`, the same pictures' arrays with the error to within
+   :data:`PICTURE_SLACK` (:func:`sample_grid_near`) where a quantised picture needs no more.
 
 Everything is re-exported here: ``from layout_solver.reconstruct import compare``.
 """
@@ -34,11 +36,14 @@ from ..options import ADDRESSING, FILTERS, Addressing, Filter
 from .apron_blits import ApronDrop, ApronStats, apply_aprons, blit_nearest, owner_map
 from .bound import ErrorReport, compare, footprint_touches, neighbourhood_bound, reconstruction_error
 from .findings import Side, detached_image_edges, inconsistent_adjacent_tiles
-from .grid import BLOCK, PixelBlock, pixel_blocks, sample_grid
+from .grid import BLOCK, NEAR_BOUND, PixelBlock, pixel_blocks, sample_grid, sample_grid_near
 from .images import (
+    PICTURE_SLACK,
     RASTER_MAX_SIDE,
+    PictureRasters,
     ReconstructionImages,
     ReconstructionRasters,
+    picture_rasters,
     raster_factor,
     reconstruction_images,
     reconstruction_rasters,
@@ -52,12 +57,14 @@ from .transform import ffma_np, subsampled_coordinates
 from .view import ViewReconstruction, reconstruct_view, sample_both
 
 __all__ = [
-    "ADDRESSING", "BLOCK", "BORDER", "EDGE_OFFSETS", "EMPTY", "FILTERS", "RASTER_MAX_SIDE", "Addressing",
-    "ApronDrop", "ApronStats", "ErrorReport", "Filter", "PixelBlock", "ReconstructionImages",
+    "ADDRESSING", "BLOCK", "BORDER", "EDGE_OFFSETS", "EMPTY", "FILTERS", "NEAR_BOUND", "PICTURE_SLACK",
+    "RASTER_MAX_SIDE", "Addressing", "ApronDrop", "ApronStats", "ErrorReport", "Filter", "PictureRasters",
+    "PixelBlock", "ReconstructionImages",
     "ReconstructionRasters", "RenderedBin", "Side", "ViewReconstruction", "apply_aprons", "bin_edges",
     "blit_nearest", "compare", "detached_image_edges", "expand", "ffma_np", "footprint_touches",
-    "inconsistent_adjacent_tiles", "neighbourhood_bound", "owner_map", "pixel_blocks", "raster_factor",
-    "reconstruct_view", "reconstruction_error", "reconstruction_images", "reconstruction_rasters", "render_bin",
-    "render_bins", "sample", "sample_both", "sample_grid", "sample_points", "scene", "value_range",
+    "inconsistent_adjacent_tiles", "neighbourhood_bound", "owner_map", "picture_rasters", "pixel_blocks",
+    "raster_factor", "reconstruct_view", "reconstruction_error", "reconstruction_images", "reconstruction_rasters",
+    "render_bin", "render_bins", "sample", "sample_both", "sample_grid", "sample_grid_near", "sample_points", "scene",
+    "value_range",
     "store_expanded", "store_subsampled", "stored_rect", "subsampled_coordinates",
 ]

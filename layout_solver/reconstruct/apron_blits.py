@@ -132,14 +132,15 @@ def _dropped_set(n: int, drop: ApronDrop) -> set[int]:
 
 
 def apply_aprons(image: F32Array, aprons: Sequence[AprBlit], drop: ApronDrop = None, *,
-                 stored: Sequence[tuple[Pair, Rect]] = (), protect_stored: bool = False
+                 stored: Sequence[tuple[Pair, Rect]] = (), protect_stored: bool = False, copy: bool = True
                  ) -> tuple[F32Array, ApronStats, BoolArray]:
-    """A copy of ``image`` after the apron blits in order, skipping ``drop`` (an index of
+    """A copy of ``image`` (``copy=False``: ``image`` itself) after the apron blits in order,
+    skipping ``drop`` (an index of
     ``aprons``, several, or ``"all"``), the stats, and the *contested* pixels: those of a
     stored tile that an apron made for another tile writes.  ``stored``: ``(cell, rect)`` of
     the stored tiles (the driver writes contested pixels; ``protect_stored`` leaves them alone
     instead - not the driver, a what-if)."""
-    out = image.copy()
+    out = image.copy() if copy else image
     skip = _dropped_set(len(aprons), drop)
     index = {cell: k for k, (cell, _) in enumerate(stored)}
     # the stored rectangles as arrays, for the owners of one apron's destination at a time

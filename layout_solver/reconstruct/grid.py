@@ -136,6 +136,68 @@ def _bin_coordinate(c32: F32Array, scale: float, offset: float, fused: bool, use
     return np.where(ok, f, -1).astype(np.int64)
 
 
+@attrs.frozen(eq=False)
+class _Grid:
+    """What :func:`pixel_blocks` prepares once per view: the normalized coordinates of every
+    pixel column and row, the metadata bin column of every pixel column and row (refusing, as
+    the scattered transform does, where a rendered pixel's bin coordinate is undefined), the
+    bin slots and the reference path's texel coordinates."""
+
+    rec: ViewReconstruction
+    u: F32Array
+    v: F32Array
+    rendered: BoolArray
+    bx: IntArray
+    by: IntArray
+    slots: tuple[Any, ...]
+    stride: int
+    ref_tx: FloatArray
+    ref_ty: FloatArray
+
+    @classmethod
+    def of(cls, rec: ViewReconstruction) -> _Grid:
+        W, H = rec.plan.scenario.framebuffer
+        u = ((np.arange(W) + 0.5) / W).astype(np.float32)
+        v = ((np.arange(H) + 0.5) / H).astype(np.float32)
+        rendered = rec.expanded != EMPTY
+        layer = rec.layer or 0
+        hdr, stride = layer_header(rec.ubo, layer)
+        base = layer * LAYER_VEC4S
+        slots = rec.ubo[base + 2:base + LAYER_VEC4S]
+        bx = _bin_coordinate(u, float(hdr[0]), float(hdr[2]), rec.fused, rendered.any(axis=0))
+        by = _bin_coordinate(v, float(hdr[1]), float(hdr[3]), rec.fused, rendered.any(axis=1))
+        return cls(rec, u, v, rendered, bx, by, tuple(slots), stride, u.astype(np.float64) * W,
+                   v.astype(np.float64) * H)
+
+    def regions(self, part: tuple[int, int] = (0, 1), cols: tuple[int, int] | None = None,
+                rows: tuple[int, int] | None = None
+                ) -> Iterator[tuple[int, int, int, int, BoolArray, FloatArray, FloatArray]]:
+        """``(xa, xb, ya, yb, rendered, tx, ty)`` of every metadata bin's pixels ``[xa, xb) x
+        [ya, yb)`` with a rendered pixel (inside ``cols`` x ``rows`` when given): the rendered
+        mask there and the subsampled image's texel coordinates of those columns and rows.
+        ``part = (i, n)``: only the bin rows ``i, i + n, ...`` (of the whole framebuffer's)."""
+        rec = self.rec
+        cx0, cx1 = cols if cols is not None else (0, len(self.bx))
+        cy0, cy1 = rows if rows is not None else (0, len(self.by))
+        w0, h0 = rec.layout.width0, rec.layout.height0
+        for cy, ya, yb in _runs(self.by[cy0:cy1])[part[0]::part[1]]:
+            ya, yb = ya + cy0, yb + cy0
+            for cx, xa, xb in _runs(self.bx[cx0:cx1]):
+                xa, xb = xa + cx0, xb + cx0
+                mask = self.rendered[ya:yb, xa:xb]
+                if cx < 0 or cy < 0 or not mask.any():
+                    continue
+                idx = cy * self.stride + cx
+                bd = self.slots[idx] if idx < len(self.slots) else None
+                if bd is None:
+                    raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
+                                                "reads only written metadata, but a bin slot that was never "
+                                                "written is read")
+                tx = ffma_np(self.u[xa:xb], bd[0], bd[2], rec.fused).astype(np.float64) * w0
+                ty = ffma_np(self.v[ya:yb], bd[1], bd[3], rec.fused).astype(np.float64) * h0
+                yield xa, xb, ya, yb, mask, tx, ty
+
+
 def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing, border: float = BORDER,
                  block: int = BLOCK, part: tuple[int, int] = (0, 1)) -> Iterator[PixelBlock]:
     """Both paths of ``rec`` sampled at every pixel centre where a tile rendered for the view,
@@ -145,42 +207,61 @@ def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing
     (``n`` workers share a view)."""
     filter = as_filter(filter)
     addressing = as_addressing(addressing)
-    W, H = rec.plan.scenario.framebuffer
-    u = ((np.arange(W) + 0.5) / W).astype(np.float32)
-    v = ((np.arange(H) + 0.5) / H).astype(np.float32)
-    rendered = rec.expanded != EMPTY
-    layer = rec.layer or 0
-    hdr, stride = layer_header(rec.ubo, layer)
-    base = layer * LAYER_VEC4S
-    slots = rec.ubo[base + 2:base + LAYER_VEC4S]
-    bx = _bin_coordinate(u, float(hdr[0]), float(hdr[2]), rec.fused, rendered.any(axis=0))
-    by = _bin_coordinate(v, float(hdr[1]), float(hdr[3]), rec.fused, rendered.any(axis=1))
-    ref_tx, ref_ty = u.astype(np.float64) * W, v.astype(np.float64) * H
-    w0, h0 = rec.layout.width0, rec.layout.height0
-    for cy, ya, yb in _runs(by)[part[0]::part[1]]:
-        for cx, xa, xb in _runs(bx):
-            mask = rendered[ya:yb, xa:xb]
-            if cx < 0 or cy < 0 or not mask.any():
-                continue
-            idx = cy * stride + cx
-            bd = slots[idx] if idx < len(slots) else None
-            if bd is None:
-                raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
-                                            "reads only written metadata, but a bin slot that was never written "
-                                            "is read")
-            tx = ffma_np(u[xa:xb], bd[0], bd[2], rec.fused).astype(np.float64) * w0
-            ty = ffma_np(v[ya:yb], bd[1], bd[3], rec.fused).astype(np.float64) * h0
-            for y0 in range(ya, yb, block):
-                y1 = min(y0 + block, yb)
-                for x0 in range(xa, xb, block):
-                    x1 = min(x0 + block, xb)
-                    m = mask[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
-                    if not m.any():
-                        continue
-                    a = sample_grid(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya], filter, addressing,
-                                    border)
-                    b = sample_grid(rec.expanded, ref_tx[x0:x1], ref_ty[y0:y1], filter, addressing, border)
-                    if not m.all():
-                        a[~m] = np.nan
-                        b[~m] = np.nan
-                    yield PixelBlock(x0=x0, y0=y0, x1=x1, y1=y1, subsampled=a, expanded=b)
+    g = _Grid.of(rec)
+    for xa, xb, ya, yb, mask_bin, tx, ty in g.regions(part):
+        for y0 in range(ya, yb, block):
+            y1 = min(y0 + block, yb)
+            for x0 in range(xa, xb, block):
+                x1 = min(x0 + block, xb)
+                m = mask_bin[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
+                if not m.any():
+                    continue
+                a = sample_grid(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya], filter, addressing,
+                                border)
+                b = sample_grid(rec.expanded, g.ref_tx[x0:x1], g.ref_ty[y0:y1], filter, addressing, border)
+                if not m.all():
+                    a[~m] = np.nan
+                    b[~m] = np.nan
+                yield PixelBlock(x0=x0, y0=y0, x1=x1, y1=y1, subsampled=a, expanded=b)
+
+
+#: a bound on how far :func:`sample_grid_near` lies from :func:`sample_grid` (LINEAR,
+#: CLAMP_TO_EDGE) on texels in [-1, 1], and so half a bound on the error of the difference
+#: of two: the exact sampler rounds each of its four weights, each product and three sums
+#: (6 roundings of at most 2**-53 times a magnitude of at most 1.01, with the weights'
+#: sum within 2**-52 of 1), the separable one two products and a sum per direction (4 of
+#: them, plus the first direction's error carried through weights of sum 1): together under
+#: 12 * 2**-53 = 1.4e-15; the bound is taken a thousand times larger
+NEAR_BOUND = 1e-12
+
+
+def _distinct_rows(rows: F32Array) -> tuple[F32Array, IntArray]:
+    """``rows`` without the rows equal to the one before them, and where each row went."""
+    if len(rows) <= 1:
+        return rows, np.zeros(len(rows), dtype=np.int64)
+    change = np.any(rows[1:] != rows[:-1], axis=1)
+    where = np.concatenate([[0], np.cumsum(change)])
+    return rows[np.concatenate([[True], change])], where
+
+
+def sample_grid_near(image: F32Array, tx: FloatArray, ty: FloatArray) -> FloatArray:
+    """:func:`sample_grid` with LINEAR and CLAMP_TO_EDGE, to within :data:`NEAR_BOUND`, about
+    twice as fast: the same weights and texels, interpolated along x on the distinct texel
+    rows read, then along y (instead of four weights and four gathers per point).  For
+    pictures whose values are quantised; never a result of the model."""
+    h, w = image.shape
+    x, y = tx - 0.5, ty - 0.5
+    fi0, fj0 = np.floor(x), np.floor(y)
+    a, b = x - fi0, y - fj0
+    i0, j0 = fi0.astype(np.int64), fj0.astype(np.int64)
+    i0c, i1c = np.clip(i0, 0, w - 1), np.clip(i0 + 1, 0, w - 1)
+    r0, r1 = np.clip(j0, 0, h - 1), np.clip(j0 + 1, 0, h - 1)
+    rlo, rhi = int(r0.min()), int(r1.max())
+    clo, chi = int(i0c.min()), int(i1c.max())
+    rows, where = _distinct_rows(image[rlo:rhi + 1, clo:chi + 1])
+    along_x = (1 - a) * rows[:, i0c - clo]
+    tmp = a * rows[:, i1c - clo]
+    along_x += tmp
+    out = (1 - b)[:, None] * along_x[where[r0 - rlo]]
+    out += b[:, None] * along_x[where[r1 - rlo]]
+    return out

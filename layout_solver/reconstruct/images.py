@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
 import numpy as np
+import numpy.typing as npt
 
 from fdm.plan import RenderPassPlan
 
 from ..options import Addressing, Filter
 from ..solver import SubsampledLayout
-from ._types import F32Array, FloatArray, Pair
+from ._types import BoolArray, F32Array, FloatArray, Pair
 from .apron_blits import ApronDrop
-from .grid import pixel_blocks
+from .grid import BLOCK, NEAR_BOUND, _Grid, pixel_blocks, sample_grid, sample_grid_near
 from .reference_scene import scene
 from .sampler import BORDER
 from .view import ViewReconstruction, reconstruct_view
@@ -107,6 +109,24 @@ def value_range(rec: ViewReconstruction) -> tuple[float, float]:
     return min(v[0] for v in vals), max(v[1] for v in vals)
 
 
+def _reduce_max(err: FloatArray, e: FloatArray, x0: int, y0: int, k: int) -> None:
+    """``err`` (the reduced grid) at least the largest of ``e`` (pixels from ``(x0, y0)``) in
+    each ``k x k`` block: the block in a k-aligned NaN frame, reduced k x k (fmax ignores NaN)."""
+    ry0, rx0 = y0 // k, x0 // k
+    oy, ox = y0 - ry0 * k, x0 - rx0 * k
+    ny, nx = -(-(oy + e.shape[0]) // k), -(-(ox + e.shape[1]) // k)
+    if oy or ox or e.shape != (ny * k, nx * k):
+        frame = np.full((ny * k, nx * k), np.nan)
+        frame[oy:oy + e.shape[0], ox:ox + e.shape[1]] = e
+        e = frame
+    red = e[::k, ::k].copy()
+    for dy in range(k):
+        for dx in range(k):
+            if dy or dx:
+                np.fmax(red, e[dy::k, dx::k], out=red)
+    np.fmax(err[ry0:ry0 + ny, rx0:rx0 + nx], red, out=err[ry0:ry0 + ny, rx0:rx0 + nx])
+
+
 def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *, filter: Filter = "linear",
                            addressing: Addressing = "clamp_to_edge", drop_apron: ApronDrop = None,
                            fused: bool = True, border: float = BORDER,
@@ -142,21 +162,7 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
             if fx < blk.x1 and fy < blk.y1:
                 recon[fy // k:(blk.y1 - 1 - c) // k + 1, fx // k:(blk.x1 - 1 - c) // k + 1] = \
                     blk.subsampled[fy - blk.y0::k, fx - blk.x0::k]
-            # largest error per reduced pixel: the block in a k-aligned NaN frame, reduced
-            # k x k (fmax ignores NaN)
-            ry0, rx0 = blk.y0 // k, blk.x0 // k
-            oy, ox = blk.y0 - ry0 * k, blk.x0 - rx0 * k
-            ny, nx = -(-(oy + e.shape[0]) // k), -(-(ox + e.shape[1]) // k)
-            if oy or ox or e.shape != (ny * k, nx * k):
-                frame = np.full((ny * k, nx * k), np.nan)
-                frame[oy:oy + e.shape[0], ox:ox + e.shape[1]] = e
-                e = frame
-            red = e[::k, ::k].copy()
-            for dy in range(k):
-                for dx in range(k):
-                    if dy or dx:
-                        np.fmax(red, e[dy::k, dx::k], out=red)
-            np.fmax(err[ry0:ry0 + ny, rx0:rx0 + nx], red, out=err[ry0:ry0 + ny, rx0:rx0 + nx])
+            _reduce_max(err, e, blk.x0, blk.y0, k)
         return err, worst, where
 
     if n == 1:
@@ -174,3 +180,109 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
     return ReconstructionRasters(factor=k, value_range=value_range(rec), subsampled=rec.subsampled[c::k, c::k],
                                  reconstructed=recon, error=err, max_error=worst if worst > -math.inf else 0.0,
                                  worst=where if worst > -math.inf else (0.0, 0.0))
+
+
+#: how far an error of :func:`picture_rasters` (a block's largest) may lie from the exact one
+#: where it is not exact: twice :data:`~layout_solver.reconstruct.grid.NEAR_BOUND` for the two
+#: samples, and as much again for the difference's rounding
+PICTURE_SLACK = 3 * NEAR_BOUND
+
+
+@attrs.frozen(eq=False, kw_only=True)
+class PictureRasters:
+    """:class:`ReconstructionRasters` for pictures whose error is quantised (the heat map):
+    the same ``factor``, ``value_range``, ``subsampled`` and ``reconstructed`` (exact), and the
+    same ``max_error`` (exact); ``error`` is each block's largest error to within ``slack``
+    (per reduced pixel: :data:`PICTURE_SLACK`, or 0 where it is exact), and ``exact`` gives
+    the exact value of any reduced pixels (the numbers of :func:`reconstruction_rasters`)."""
+
+    factor: int
+    value_range: tuple[float, float]
+    subsampled: F32Array
+    reconstructed: FloatArray
+    error: FloatArray
+    near: BoolArray
+    max_error: float
+    exact: Callable[[npt.NDArray[np.intp], npt.NDArray[np.intp]], FloatArray]
+
+
+def _exact_blocks(grid: _Grid, k: int, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]) -> FloatArray:
+    """The largest exact error (:func:`sample_grid`, as :func:`reconstruction_rasters`) of the
+    ``k x k`` pixel blocks ``(rows[i], cols[i])`` of the reduced grid (NaN: nothing rendered)."""
+    rec = grid.rec
+    W, H = rec.plan.scenario.framebuffer
+    out = np.full(len(rows), np.nan)
+    for i, (ry, rx) in enumerate(zip(rows.tolist(), cols.tolist(), strict=True)):
+        y0, x0 = ry * k, rx * k
+        for xa, xb, ya, yb, m, tx, ty in grid.regions(cols=(x0, min(x0 + k, W)), rows=(y0, min(y0 + k, H))):
+            a = sample_grid(rec.subsampled, tx, ty, "linear", "clamp_to_edge")
+            b = sample_grid(rec.expanded, grid.ref_tx[xa:xb], grid.ref_ty[ya:yb], "linear", "clamp_to_edge")
+            e = np.abs(a - b)
+            e[~m] = np.nan
+            out[i] = np.fmax(out[i], np.fmax.reduce(e, axis=None))
+    return out
+
+
+def picture_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *, drop_apron: ApronDrop = None,
+                    fused: bool = True, max_side: int = RASTER_MAX_SIDE, workers: int | None = None
+                    ) -> PictureRasters:
+    """What the (c) pictures of ``view`` draw (LINEAR, CLAMP_TO_EDGE), about twice as fast as
+    :func:`reconstruction_rasters`: every pixel centre is sampled in both paths by
+    :func:`~layout_solver.reconstruct.grid.sample_grid_near` (within
+    :data:`~layout_solver.reconstruct.grid.NEAR_BOUND` of the exact sampler), the reduced
+    pixels of the reconstruction exactly, and the blocks that may hold the largest error
+    again exactly, so ``max_error`` is :func:`reconstruction_rasters`' bit for bit."""
+    W, H = plan.scenario.framebuffer
+    rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused, keep_stored=False)
+    k = raster_factor((W, H), max_side)
+    c = k // 2
+    recon = np.full((len(range(c, H, k)), len(range(c, W, k))), np.nan)
+    grid = _Grid.of(rec)
+    n = _workers() if workers is None else max(1, min(workers, os.cpu_count() or 1))
+
+    def work(i: int) -> FloatArray:
+        err = np.full((-(-H // k), -(-W // k)), np.nan)
+        for xa, xb, ya, yb, mask, tx, ty in grid.regions(part=(i, n)):
+            for y0 in range(ya, yb, BLOCK):
+                y1 = min(y0 + BLOCK, yb)
+                for x0 in range(xa, xb, BLOCK):
+                    x1 = min(x0 + BLOCK, xb)
+                    m = mask[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
+                    if not m.any():
+                        continue
+                    e = sample_grid_near(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya])
+                    e -= sample_grid_near(rec.expanded, grid.ref_tx[x0:x1], grid.ref_ty[y0:y1])
+                    np.abs(e, out=e)
+                    if not m.all():
+                        e[~m] = np.nan
+                    # the reduced grid's pixels in the block, sampled exactly
+                    fx, fy = -(-(x0 - c) // k) * k + c, -(-(y0 - c) // k) * k + c
+                    if fx < x1 and fy < y1:
+                        r = sample_grid(rec.subsampled, tx[fx - xa:x1 - xa:k], ty[fy - ya:y1 - ya:k], "linear",
+                                        "clamp_to_edge")
+                        r[~m[fy - y0::k, fx - x0::k]] = np.nan
+                        recon[fy // k:(y1 - 1 - c) // k + 1, fx // k:(x1 - 1 - c) // k + 1] = r
+                    _reduce_max(err, e, x0, y0, k)
+        return err
+
+    if n == 1:
+        parts = [work(0)]
+    else:
+        with ThreadPoolExecutor(n) as pool:
+            parts = list(pool.map(work, range(n)))
+    err = parts[0]
+    for e2 in parts[1:]:
+        np.fmax(err, e2, out=err)
+    near = ~np.isnan(err)
+    worst = 0.0
+    if not np.isnan(err).all():
+        # every block whose exact largest error may be the largest, exactly
+        top = float(np.nanmax(err))
+        ys, xs = np.nonzero(err >= top - 2 * PICTURE_SLACK)
+        exact = _exact_blocks(grid, k, ys, xs)
+        err[ys, xs] = exact
+        near[ys, xs] = False
+        worst = float(np.nanmax(exact))
+    return PictureRasters(factor=k, value_range=value_range(rec), subsampled=rec.subsampled[c::k, c::k],
+                          reconstructed=recon, error=err, near=near, max_error=worst,
+                          exact=lambda rows, cols: _exact_blocks(grid, k, rows, cols))

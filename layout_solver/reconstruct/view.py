@@ -34,7 +34,7 @@ class ViewReconstruction:
     layer: int | None              # coordinate z for the transform (None: single-view pass)
     bins: tuple[RenderedBin, ...]
     expanded: F32Array             # H x W, non-subsampled path
-    stored: F32Array               # height0 x width0 before the aprons
+    stored: F32Array               # height0 x width0 before the aprons (``subsampled`` itself: not kept)
     subsampled: F32Array           # after the aprons
     aprons: tuple[AprBlit, ...]
     apron_stats: ApronStats
@@ -46,16 +46,20 @@ class ViewReconstruction:
 
 def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *,
                      drop_apron: ApronDrop = None, fused: bool = True,
-                     revision: ApronRevision | None = None, protect_stored: bool = False) -> ViewReconstruction:
+                     revision: ApronRevision | None = None, protect_stored: bool = False,
+                     keep_stored: bool = True) -> ViewReconstruction:
     """Render, store (both paths), run the aprons and build the metadata of one view
-    (``drop_apron``, ``protect_stored``: see :func:`~layout_solver.reconstruct.apply_aprons`)."""
+    (``drop_apron``, ``protect_stored``: see :func:`~layout_solver.reconstruct.apply_aprons`).
+    ``keep_stored=False``: the aprons are blitted into the stored image itself (``stored`` is
+    ``subsampled``: one image less in memory, for callers that only sample)."""
     bins = render_bins(plan, view)
     with ThreadPoolExecutor(1) as pool:   # the two paths' stores are independent: one on each CPU
         expanded = pool.submit(store_expanded, plan, bins)
         stored = store_subsampled(layout, bins)
         aprons = tu_calc_subsampled_aprons(layout, view, revision=revision)
         rects = [(b.cell, stored_rect(layout, b)[0]) for b in bins]
-        sub, stats, contested = apply_aprons(stored, aprons, drop_apron, stored=rects, protect_stored=protect_stored)
+        sub, stats, contested = apply_aprons(stored, aprons, drop_apron, stored=rects, protect_stored=protect_stored,
+                                             copy=keep_stored)
         views = plan.scenario.fdm_layers
         fmax = (max([b.frag_area[0] for b in bins], default=1), max([b.frag_area[1] for b in bins], default=1))
         ubo = metadata_ubo(layout_metadata(layout))
