@@ -266,6 +266,12 @@ def scissor_transform(user_scissor: Rect, frag_area: Pair, bin_rect: Rect, tile_
     rounded outwards into rendering/LRZ space and intersected with the scaled bin.  Returns
     ``(offset, extent)`` with the extent as the driver stores it: a ``uint32_t`` (negative
     results wrap modulo 2**32).
+
+    The far edge is ``MIN2(max, tile_start + scaled)`` where ``scaled`` (``bin.extent / fa``) is a
+    ``uint32_t``: the sum is unsigned, so the comparison is too, and a negative ``max`` (a user
+    scissor wholly before the bin's start) compares as a huge value - the far edge is then the
+    bin's, not ``max`` (the box showed it: Mesa 26.1.6 and 26.2.0-rc1 on a618, a custom-resolve
+    subpass whose stored tile sits above its framebuffer bin, ``gen1-00227``).
     """
     x, y, w, h = user_scissor
     fw, fh = frag_area
@@ -274,8 +280,9 @@ def scissor_transform(user_scissor: Rect, frag_area: Pair, bin_rect: Rect, tile_
     max_x, max_y = div_round_up(x + w, fw) + o[0], div_round_up(y + h, fh) + o[1]
     scaled_w, scaled_h = bin_rect[2] // fw, bin_rect[3] // fh
     off = (max(min_x, tile_start[0]), max(min_y, tile_start[1]))
-    ext_w = min(max_x, tile_start[0] + scaled_w) - off[0]
-    ext_h = min(max_y, tile_start[1] + scaled_h) - off[1]
+    # MIN2 of an int and an unsigned int compares (and yields) unsigned: usual arithmetic conversions
+    ext_w = min(u32(max_x), u32(tile_start[0] + scaled_w)) - off[0]
+    ext_h = min(u32(max_y), u32(tile_start[1] + scaled_h)) - off[1]
     return off, (u32(ext_w), u32(ext_h))
 
 

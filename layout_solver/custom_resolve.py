@@ -39,10 +39,10 @@ from fdm.patch import (
     patch_slots_custom_resolve,
     viewport_early_out,
 )
-from fdm.plan import TilePlan
+from fdm.plan import RenderPassPlan, TilePlan
 from turnip_base.errors import ScenarioError
 
-from .solver import SubsampledLayout, SubsampledTile
+from .solver import SubsampledLayout, SubsampledTile, tu_calc_subsampled
 
 Pair = tuple[int, int]
 Rect4 = tuple[int, int, int, int]
@@ -132,6 +132,42 @@ def custom_resolve_tile(layout: SubsampledLayout, tile: TilePlan) -> CustomResol
 def custom_resolve_plan(layout: SubsampledLayout) -> tuple[CustomResolvePatch, ...]:
     """:func:`custom_resolve_tile` for every rendered tile of ``layout.plan``, in walk order."""
     return tuple(custom_resolve_tile(layout, t) for t in layout.plan.tiles)
+
+
+def custom_resolve_window_scissor(plan: RenderPassPlan) -> tuple[Pair, Pair] | None:
+    """The window scissor ``tu_emit_subpass_custom_resolve`` (tu_cmd_buffer.cc, pop-os @ 4ff7b570)
+    programs for the subpass, as inclusive corners: with ``tu_enable_fdm_offset`` (the pass has the
+    FDM and its density image carries ``VK_IMAGE_CREATE_FRAGMENT_DENSITY_MAP_OFFSET_BIT_EXT``) the
+    whole framebuffer plus one tile, ``(0, 0)-(W + T.w - 1, H + T.h - 1)`` (the window scissor is in
+    rendering space, shifted against the framebuffer-space bin the subpass writes); otherwise None:
+    the bin's own window scissor stays."""
+    sc = plan.scenario
+    if not (plan.fdm_enabled and sc.fdm_offset_create_flag):
+        return None
+    (w, h), (tw, th) = sc.framebuffer, plan.tiling.tile_size
+    return (0, 0), (w + tw - 1, h + th - 1)
+
+
+def unsolved_layout(layout: SubsampledLayout) -> SubsampledLayout:
+    """``layout`` as the tile configs are when ``tu_calc_subsampled`` does not run: ``tu_calc_tile_config``
+    (tu_tile_config.cc, pop-os @ aee40d4a) ``calloc``'s them and calls the solver only for a pass with
+    ``fdm_subsampled`` and at most ``TU_SUBSAMPLED_MAX_BINS`` bins, so ``subsampled`` is false and
+    ``subsampled_views`` 0: the custom-resolve subpass renders every view unscaled at its
+    framebuffer-space bin (``tile_start = B.offset``)."""
+    n = layout.plan.scenario.fdm_layers
+    tiles = tuple(attrs.evolve(t, subsampled=False, subsampled_views=0, subsampled_border=False,
+                               subsampled_pos=(None,) * n) for t in layout.tiles)
+    return attrs.evolve(layout, solved=False, tiles=tiles, log=())
+
+
+def custom_resolve_pass(plan: RenderPassPlan) -> tuple[CustomResolvePatch, ...]:
+    """What the custom-resolve subpass of ``plan``'s pass programs per rendered bin, as turnip records
+    it: :func:`custom_resolve_plan` of ``tu_calc_subsampled``'s layout when some attachment is subsampled
+    (``cmd->state.fdm_subsampled``, ``tu_renderpass_begin``, tu_cmd_buffer.cc, pop-os @ 4ff7b570: the
+    subpass writes subsampled space), else of :func:`unsolved_layout` (framebuffer space: "with custom
+    resolve to non-subsampled images, framebuffer space", ``fdm_apply_fs_params``)."""
+    layout = tu_calc_subsampled(plan)
+    return custom_resolve_plan(layout if plan.scenario.subsampled else unsolved_layout(layout))
 
 
 @attrs.frozen(kw_only=True)

@@ -276,6 +276,18 @@ def judge(it: Item, rec: Recording, detail: bool = True) -> Outcome:
         except TurnipFdmError as e:
             return _refused(it, e, "turnip recorded the pass")
         diffs, n = diffs + sd, n + sn
+    if it.scenario.custom_resolve:
+        # the custom-resolve subpass's draw in each bin (turnip_box.custom_resolve)
+        from . import custom_resolve
+
+        try:
+            crb = custom_resolve.driver_resolve(dump, chip, slots_of(plan), views_of(plan))
+            cd, cn = custom_resolve.differences(it.name, it.gpu, crb, plan, chip, it.scenario.draws)
+        except (StreamError, KeyError, ValueError) as e:
+            return Outcome(item=it, status=ERROR, why=f"decoding the custom-resolve subpass: {e}")
+        except TurnipFdmError as e:
+            return _refused(it, e, "turnip recorded the pass")
+        diffs, n = diffs + cd, n + cn
     bins = min(len(dp.bins), len(plan.tiles)) if isinstance(plan, RenderPassPlan) else 1
     return Outcome(item=it, status=DIFFER if diffs else AGREE, differences=tuple(diffs), compared=n, bins=bins,
                    driver=dp if detail else None, plan=plan if detail else None,

@@ -62,6 +62,12 @@ CAUSE_ORDER = (
     # the resolve engine's rectangle of each fast store (RB_RESOLVE_CNTL_1/2 at its BLIT event), then
     # the bin's GMEM loads: the 3D blit's patched coordinates (FDM) or the load BLIT event's rectangle
     "fast_store_rects", "load_rects",
+    # a pass ending with a custom-resolve subpass (turnip_box.custom_resolve): per bin its draw, the
+    # window scissor and FOVEAT the subpass programs, its FS constants, then its viewports and scissors
+    "custom_resolve.draws", "custom_resolve.window_scissor", "custom_resolve.foveat.binscaleen",
+    "custom_resolve.fs_params", "custom_resolve.fs_params.frag_size", "custom_resolve.fs_params.frag_offset",
+    "custom_resolve.fs_params.gmem_scale", "custom_resolve.fs_params.gmem_offset",
+    "custom_resolve.slot", "custom_resolve.viewport", "custom_resolve.viewport_scissor", "custom_resolve.scissor",
     # a pass with a subsampled attachment (turnip_box.subsampled): per bin its store into the
     # subsampled layout, then after the bins the metadata and the apron blits
     "subsampled.fast_store", "subsampled.store_resolve", "subsampled.store_a2d",

@@ -8,7 +8,8 @@ anisotropic and random (non-uniform) maps, FDM offsets per view, bin merging on 
 viewports and scissors (several, offset, partly outside), per-view render areas, the shared
 viewport (``writes_viewport_index``), QCOM per-view viewports, depth with every load op (LRZ),
 MSAA attachments with every load and store op and resolves, a subsampled colour attachment (every
-odd-indexed single-sampled scenario, ~30%: the subsampled stores, metadata and aprons), draw counts, and the sysmem
+odd-indexed single-sampled scenario, ~30%: the subsampled stores, metadata and aprons), a custom-resolve
+subpass (every fifth single-sampled scenario, ~12%), draw counts, and the sysmem
 triggers (``TU_DEBUG=sysmem`` / ``gmem``, FDM turned off by a multisampled load or store).
 Every dict goes through the scenario parser; one it refuses is drawn again.
 """
@@ -82,6 +83,10 @@ def scenario_dict(rng: np.random.Generator, index: int) -> dict[str, Any]:
         # every odd-indexed scenario's first colour attachment is subsampled (VK_IMAGE_CREATE_SUBSAMPLED_BIT_EXT),
         # chosen by the index so that the seeded draw of every other field stays what it was
         atts[0]["subsampled"] = True
+    if samples == 1 and index % 5 == 2:
+        # every fifth scenario (~12%: the single-sampled ones) ends with a custom-resolve subpass
+        # (VK_EXT_custom_resolve), half of them in a subsampled pass; chosen by the index, as above
+        d["custom_resolve"] = True
     depth = str(rng.choice(["clear", "clear", "load", "dont_care", "none"]))
     d["depth_load_op"] = depth
     if depth != "none":

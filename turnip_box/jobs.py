@@ -2,7 +2,8 @@
 
 :func:`job_of` turns a parsed :class:`fdm.Scenario` into the JSON record
 :mod:`turnip_box.record` builds its render pass from, or raises :class:`Unrecordable` naming
-what stops it (a GPU the shim does not open, a fork's variant, an extension the binding lacks).
+what stops it (a GPU the shim does not open, a fork's variant, a custom resolve
+without a single-sampled colour attachment to read).
 :func:`model_scenario` is the scenario the model plans for the comparison: the same pass with the
 scenario's ``gpu`` replaced by the one asked for, a fixed ``tile_size`` dropped (turnip picks
 its own; the model then follows its selection rule) and the model's reading of the box's Mesa
@@ -102,6 +103,22 @@ def _density(sc: Scenario) -> dict[str, Any]:
     return {"format": "R32G32_SFLOAT", "size": [w, h], "layers": layers}
 
 
+def _custom_resolve(sc: Scenario, atts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The custom-resolve subpass of a ``custom_resolve`` scenario (``docs/box.md``): the pass's last
+    subpass, ``VK_SUBPASS_DESCRIPTION_CUSTOM_RESOLVE_BIT_EXT``, reads colour attachment 0 as an input
+    attachment and writes a destination image of its format that only this subpass uses (turnip keeps
+    it out of GMEM; its store op is DONT_CARE, so it has no metadata or aprons).  The destination is
+    subsampled when the scenario's pass is (``fdm_subsampled``: then turnip's custom resolve writes
+    subsampled space, ``tile->subsampled_pos``; otherwise framebuffer space)."""
+    colour = next((i for i, a in enumerate(atts) if a["kind"] == "color"), None)
+    if colour is None:
+        raise Unrecordable("custom_resolve: the pass has no colour attachment for the custom-resolve subpass to read")
+    if atts[colour]["samples"] != 1:
+        raise Unrecordable(f"custom_resolve: attachments[{colour}] is multisampled; the box's resolve shader "
+                           "reads a single-sampled input attachment (subpassInput)")
+    return {"input": colour, "format": atts[colour]["format"], "subsampled": sc.subsampled}
+
+
 def job_of(sc: Scenario, name: str, out: str, mesa: str | None = None) -> dict[str, Any]:
     """The recorder's JSON record of one scenario (see the module docstring); ``mesa`` is the box's
     Mesa release, whose own reading (:data:`fdm.variants.MESA_READINGS`) is recorded."""
@@ -117,8 +134,8 @@ def job_of(sc: Scenario, name: str, out: str, mesa: str | None = None) -> dict[s
         if variant != getattr(reading, fn) and (sc.subsampled or fn not in SUBSAMPLED_ONLY):
             raise Unrecordable(f"driver.{fn}: '{variant}' is not Mesa's turnip"
                                + (f" {mesa} (its reading: '{getattr(reading, fn)}')" if mesa else ""))
-    if sc.custom_resolve:
-        raise Unrecordable("custom_resolve: VK_EXT_custom_resolve is not in the Python Vulkan binding")
+    atts = _attachments(sc)
+    cr = _custom_resolve(sc, atts) if sc.custom_resolve else None
     vps = [[v.x, v.y, v.w, v.h, v.min_depth, v.max_depth] for v in sc.viewports]
     scs = [[s.x, s.y, s.w, s.h] for s in sc.scissors]
     w, h = sc.framebuffer
@@ -126,7 +143,7 @@ def job_of(sc: Scenario, name: str, out: str, mesa: str | None = None) -> dict[s
     return {
         "name": name, "out": out, "framebuffer": [w, h], "views": sc.views, "layers": sc.layers,
         "fdm_per_layer": sc.fdm_per_layer, "max_fdm_layers": sc.max_fdm_layers,
-        "attachments": _attachments(sc), "density": _density(sc),
+        "attachments": atts, "density": _density(sc), "custom_resolve": cr,
         "fdm_offset_flag": sc.fdm_offset_create_flag,
         "fdm_offsets": [list(o) for o in sc.fdm_offsets] if sc.fdm_offsets else None,
         "viewports": vps, "scissors": scs, "writes_viewport_index": sc.writes_viewport_index,
