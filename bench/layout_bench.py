@@ -1,30 +1,30 @@
 """Time ``turnip-fdm layout`` / ``turnip-fdm demo`` of older commits and of this checkout side by side.
 
-    python bench/layout_bench.py [--runs 5] [--old 61acf32 --old 53fea01-nobound] [--out bench/results/layout.md]
+    python bench/layout_bench.py [--runs 5] [--old 87290a8 --old 61acf32] [--cases vr3840] [--out FILE.md]
 
 Every implementation runs as its own process (``python -m turnip_fdm ...``, ``fdm.cli`` before it existed, with the
 implementation's tree first on ``PYTHONPATH`` and as the working directory): the older
 commits are extracted with ``git archive`` into a temporary directory, "new" is this checkout
 as it is (its commit and whether the tree is dirty are recorded).  Per process: the wall time
-(``time.perf_counter`` around it, Python start-up and imports included, as a user sees it)
-and the peak resident set size of that process (``os.wait4``'s ``ru_maxrss``).  Each
+(``time.perf_counter`` around it, Python start-up and imports included, as a user sees it),
+its CPU time (user + system, child processes included) and the peak resident set size
+(``os.wait4``'s ``ru_maxrss``: the largest of the process and the children it waited for).  Each
 implementation first runs the demo once unmeasured (page cache, ``.pyc`` files), then every case
-``--runs`` times (the older ones ``--old-runs`` times on the VR cases), the implementations in
-turn (round robin); the median is reported.  Cases:
+``--runs`` times (the older ones ``--old-runs`` times), the implementations in turn (round
+robin); the median is reported.  Cases:
 
 * ``vr3840``: ``layout bench/vr3840.toml`` - the 2-view 3840x3840 a750 foveated scenario with
-  FDM offsets of issue 10 (77 s and no progress when the issue was filed);
+  FDM offsets (issue 10; issue 22: 2.4-2.8 s on an idle 2-core machine, wanted under 1 s);
 * ``vr4096``: ``layout bench/vr4096.toml`` - the same at 4096x4096, the largest framebuffer
-  whose reconstruction pictures (c) are drawn now (the issue: 36 s, 4.2 GB);
-* ``demo``: ``demo`` - the embedded 1920x1920 2-view scenario (the issue: 6-11 s, 1 GB).
+  whose reconstruction pictures (c) are drawn;
+* ``demo``: ``demo`` - the embedded 1920x1920 2-view scenario.
 
-Baselines (ratios against both): 61acf32, the code when issue 10 was filed ("today's
-implementation": its command line is ``python -m fdm.cli``, and the model has changed since, so
-on the VR cases it lays out other bins), and ``53fea01-nobound``: 53fea01, the code when this
-work began, which draws the (c) pictures only up to 1920x1920 framebuffer pixels (commit 8492fa2),
-with that bound lifted (one line) - the same layout and pictures as the new code.  The largest
-error of every ``error_vN.svg`` note is compared between the new code and ``53fea01-nobound``:
-the same numbers, or the run says DIFFERS.
+Baseline (ratios against it): 87290a8, the code when issue 22 was filed.  Older variants can
+be added with ``--old``: 61acf32 (issue 10 filed; its command line is ``python -m fdm.cli`` and
+its model lays the VR scenarios out with other bins), ``53fea01-nobound`` (53fea01 with its
+1920x1920 bound on the (c) pictures lifted).  Every output file of the new code is compared
+byte for byte with the baseline's (a SHA-256 over the directory): "identical" or DIFFERS; and
+the largest error of every ``error_vN.svg`` note.
 
 The table goes to ``--out`` (Markdown) with the machine, the load average before and after,
 and the commits.  Not a test: nothing here asserts a speed.
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import hashlib
 import os
 import platform
 import re
@@ -47,14 +48,11 @@ from pathlib import Path
 import attrs
 
 ROOT = Path(__file__).resolve().parents[1]
-#: the implementations before this work: 61acf32, the code when issue 10 was filed (its own
-#: command line, ``python -m fdm.cli``; the model has changed since, so it lays the VR scenarios
-#: out with other bins), and 53fea01, the code when the issue's work began, with its 1920x1920
-#: bound on the reconstruction pictures lifted (``COMMIT-nobound``): the same layout and the same
-#: pictures as the new code
-DEFAULT_OLD = ("61acf32", "53fea01-nobound")
-#: the ratios are taken against these: the issue's "today's implementation", and the same work
-BASELINES = ("61acf32", "53fea01-nobound")
+#: the implementation before this work: 87290a8, the code when issue 22 was filed (the same
+#: layout and the same pictures, byte for byte)
+DEFAULT_OLD = ("87290a8",)
+#: the ratios are taken against these (when run): issue 22's baseline, and issue 10's two
+BASELINES = ("87290a8", "61acf32", "53fea01-nobound")
 #: (name, command-line arguments after ``python -m turnip_fdm``, what it is)
 CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("vr3840", ("layout", str(ROOT / "bench" / "vr3840.toml")), "layout, 2 views 3840x3840 a750, foveated, offsets"),
@@ -66,10 +64,19 @@ CASES: tuple[tuple[str, tuple[str, ...], str], ...] = (
 @attrs.frozen
 class Run:
     wall_s: float
+    cpu_s: float            # user + system, the process and the children it waited for
     peak_mb: float
     status: int
     summary: str            # the layout summary line the command printed
     notes: tuple[str, ...]  # the "largest |error| ..." note of every error_vN.svg, by view
+    digest: str = ""        # SHA-256 over every output file (name and bytes, by name)
+
+
+def _digest(out: Path) -> str:
+    h = hashlib.sha256()
+    for f in sorted(p for p in out.rglob("*") if p.is_file()):
+        h.update(str(f.relative_to(out)).encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def _extract(spec: str, into: Path) -> Path:
@@ -122,8 +129,9 @@ def run_once(tree: Path, args: tuple[str, ...], scratch: Path) -> Run:
     summary = next((ln for ln in lines if ln.startswith("subsampled layout")), "")
     if p.returncode != 0:
         summary = f"exit {p.returncode}: {(work / 'stderr').read_text(errors='replace').strip()[-300:]}"
-    return Run(wall_s=wall, peak_mb=usage.ru_maxrss / 1024, status=p.returncode, summary=summary,
-               notes=_error_notes(out))
+    return Run(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime, peak_mb=usage.ru_maxrss / 1024,
+               status=p.returncode, summary=summary, notes=_error_notes(out),
+               digest=_digest(out) if out.is_dir() else "")
 
 
 def _machine() -> str:
@@ -153,8 +161,9 @@ def _commit() -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3, help="measured runs per implementation and case (default 3)")
-    ap.add_argument("--old-runs", type=int, default=1,
-                    help="measured runs of the older commits on the VR cases (default 1: a minute each)")
+    ap.add_argument("--old-runs", type=int, default=None,
+                    help="measured runs of the older commits on the VR cases (default: --runs; 61acf32 and "
+                         "53fea01-nobound take half a minute each)")
     ap.add_argument("--old", action="append",
                     help=f"older commits (COMMIT or COMMIT-nobound) to compare (default {' '.join(DEFAULT_OLD)})")
     ap.add_argument("--cases", nargs="*", default=[c[0] for c in CASES], help="cases to run (default all)")
@@ -174,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
         for name, args, _ in cases:
             # round robin over the implementations, so that a burst of load from other processes
             # falls on both sides rather than on one
-            runs = {impl: a.runs if impl == "new" or name == "demo" else a.old_runs for impl in trees}
+            old_runs = a.runs if a.old_runs is None else a.old_runs
+            runs = {impl: a.runs if impl == "new" or name == "demo" else old_runs for impl in trees}
             for r in range(max(runs.values())):
                 for impl, tree in trees.items():
                     if r < runs[impl]:
@@ -182,8 +192,8 @@ def main(argv: list[str] | None = None) -> int:
             for impl in trees:
                 got = results[(name, impl)]
                 med = statistics.median(r.wall_s for r in got)
-                print(f"{name:7s} {impl:8s} {med:7.2f} s  peak {max(r.peak_mb for r in got):6.0f} MB  "
-                      f"{got[0].notes}", flush=True)
+                print(f"{name:7s} {impl:8s} {med:7.2f} s  cpu {statistics.median(r.cpu_s for r in got):5.2f} s  "
+                      f"peak {max(r.peak_mb for r in got):6.0f} MB  {got[0].notes}", flush=True)
     load1 = os.getloadavg()
     text = report(results, cases, olds, load0, load1, started)
     Path(a.out).parent.mkdir(parents=True, exist_ok=True)
@@ -196,8 +206,9 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
            olds: tuple[str, ...], load0: tuple[float, float, float], load1: tuple[float, float, float],
            started: datetime.datetime) -> str:
     impls = [*olds, "new"]
-    bases = [b for b in BASELINES if b in olds] or [olds[-1]]
-    same = "53fea01-nobound" if "53fea01-nobound" in olds else bases[-1]
+    bases = [b for b in BASELINES if b in olds] or [olds[0]]
+    same = bases[0] if bases[0] in ("87290a8", "53fea01-nobound") else (
+        "53fea01-nobound" if "53fea01-nobound" in olds else bases[0])
     lines = [
         "# `turnip-fdm layout` / `demo`: older commits against this checkout",
         "",
@@ -207,17 +218,17 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
         f"New: this checkout at {_commit()}. Older: " + ", ".join(f"`{c}`" for c in olds) + ".",
         "",
         "Wall time: one process, start-up and imports included, median of the measured runs (each "
-        "implementation ran the demo once, unmeasured, first). Peak: that process's maximum resident set "
-        "size. Ratios: the time of each older implementation over the new time. `61acf32` is the code "
-        "when issue 10 was filed (\"today's implementation\"); the model has changed since (issue 8), so "
-        "it lays the VR scenarios out with other bins (see its summaries below). `53fea01-nobound` is "
-        "the code when this work began with the 1920x1920 bound of its (c) pictures lifted "
-        "(`MAX_RECONSTRUCTION_PIXELS = 1 << 62`, the only change): the same layout and the same "
-        "pictures as the new code.",
+        "implementation ran the demo once, unmeasured, first; the implementations in turn). CPU: user + "
+        "system time of the process and the children it waited for, median. Peak: the largest maximum "
+        "resident set size of the process and its children (`ru_maxrss`). Ratios: the median wall time of "
+        "each older implementation over the new one, from the same run. `87290a8` is the code when "
+        "issue 22 was filed; `61acf32` the code when issue 10 was filed (another model: other bins on the "
+        "VR scenarios); `53fea01-nobound` the code when issue 10's work began with the 1920x1920 bound of "
+        "its (c) pictures lifted.",
         "",
-        "| case | implementation | runs | wall s (median) | min s | peak MB | (c) pictures | "
+        "| case | implementation | runs | wall s (median) | min s | CPU s (median) | peak MB | (c) pictures | "
         + " | ".join(f"ratio vs `{b}`" for b in bases) + " |",
-        "|---|---|---|---|---|---|---|" + "---|" * len(bases),
+        "|---|---|---|---|---|---|---|---|" + "---|" * len(bases),
     ]
     for name, _, what in cases:
         ref_t: dict[str, float | None] = {}
@@ -234,7 +245,16 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
                 drawn = "skipped (bound)"
             ratios = [f"{t / med:.1f}x" if t and impl == "new" else "" for t in (ref_t[b] for b in bases)]
             lines.append(f"| {name}: {what} | `{impl}` | {len(got)} | {med:.2f} | {min(r.wall_s for r in got):.2f} "
+                         f"| {statistics.median(r.cpu_s for r in got):.2f} "
                          f"| {max(r.peak_mb for r in got):.0f} | {drawn} | " + " | ".join(ratios) + " |")
+    lines += ["", f"Every output file, new against `{same}` (SHA-256 over the output directory, every run):", ""]
+    for name, _, _ in cases:
+        if (name, "new") in results and (name, same) in results:
+            new_d = {r.digest for r in results[(name, "new")]}
+            old_d = {r.digest for r in results[(name, same)]}
+            verdict = ("identical" if len(new_d) == 1 and new_d == old_d else
+                       f"DIFFERS ({len(new_d)} digest(s) new, {len(old_d)} `{same}`)")
+            lines.append(f"- {name}: {verdict}")
     lines += ["", f"The largest error under each (c) error picture (`error_vN.svg`), per implementation (new against "
               f"`{same}`, the same layout):", ""]
     for name, _, _ in cases:

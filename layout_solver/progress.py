@@ -31,6 +31,9 @@ def terminal_progress(desc: str, stream: TextIO | None = None) -> Iterator[Progr
     except ImportError:
         yield None
         return
+    # no monitor thread (it checks stalled bars): the layout forks a process for its offset
+    # sweep only while no other thread runs (layout_solver.report._Forked)
+    tqdm.monitor_interval = 0
     bar = tqdm(desc=desc, file=out, leave=False, unit="step", dynamic_ncols=True)
 
     def step(done: int, total: int, what: str) -> None:

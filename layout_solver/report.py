@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import pickle
+import signal
+import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -126,21 +129,78 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
     :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels.  ``progress`` (optional) is told
     ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
     page built (:mod:`layout_solver.progress`)."""
+    # the page's offset sweep (Python: plans) in a child process while the reconstructions run
+    # (numpy: mostly outside the GIL), two views at a time, one thread each (a view's serial
+    # parts - rendering, apron blits, pictures - overlap the other's sampling), then the
+    # pictures encoded two at a time (zlib releases the GIL).  A thread of pure Python beside
+    # them would hold the GIL for the views' every numpy call (up to the 5 ms switch
+    # interval each): the sweep runs in a process of its own, forked before any thread starts
+    sweep = _Forked(offset_sweep, plan)
     background, pool = ThreadPoolExecutor(1), ThreadPoolExecutor(VIEWS_AT_ONCE)
     failed = True
     try:
-        # the page's offset sweep (Python: plans) while the reconstructions run (numpy: mostly
-        # outside the GIL), two views at a time, one thread each (a view's serial parts -
-        # rendering, apron blits, pictures - overlap the other's sampling), then the pictures
-        # encoded two at a time (zlib releases the GIL)
-        sweep = background.submit(offset_sweep, plan)
         files = _layout_files(plan, views, progress, sweep, background, pool)
         failed = False
         return files
     finally:
         # an error or a Ctrl-C drops the queued work instead of finishing it first
+        sweep.cancel()
         for ex in (pool, background):
             ex.shutdown(wait=not failed, cancel_futures=failed)
+
+
+class _Forked:
+    """``fn(*args)`` (a pure function of picklable data to a picklable result) computed in a
+    forked child process, its result pickled back through a pipe.  Where there is no
+    ``os.fork``, another thread runs already (forking it could deadlock the child), or the
+    child fails in any way (its exception is not carried over), :meth:`result` computes it
+    here instead, so an error is raised as if nothing had been forked.  The child writes
+    nothing else, ends with ``os._exit`` (no cleanup of the parent's objects) and dies with a
+    Ctrl-C (default SIGINT)."""
+
+    def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
+        self.fn, self.args = fn, args
+        self.pid: int | None = None
+        self.fd = -1
+        if not hasattr(os, "fork") or threading.active_count() > 1:
+            return
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:   # the child
+            status = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                os.close(r)
+                data = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(w, "wb") as f:
+                    f.write(data)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(w)
+        self.pid, self.fd = pid, r
+
+    def result(self) -> Any:
+        if self.pid is None:
+            return self.fn(*self.args)
+        with os.fdopen(self.fd, "rb") as f:
+            data = f.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        if status != 0:
+            return self.fn(*self.args)
+        return pickle.loads(data)
+
+    def cancel(self) -> None:
+        """End the child if it still runs (an error or a Ctrl-C before :meth:`result`)."""
+        if self.pid is not None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            except OSError:
+                pass
+            os.close(self.fd)
+            self.pid = None
 
 
 def _encode(item: tuple[str, Canvas, str]) -> tuple[bytes, bytes]:
@@ -148,7 +208,7 @@ def _encode(item: tuple[str, Canvas, str]) -> tuple[bytes, bytes]:
 
 
 def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: Progress | None,
-                  sweep: Future[JsonDoc], background: ThreadPoolExecutor,
+                  sweep: _Forked, background: ThreadPoolExecutor,
                   pool: ThreadPoolExecutor) -> tuple[dict[str, bytes], str]:
     layout = tu_calc_subsampled(plan)
     draw_c = reconstruction_drawn(plan)
