@@ -266,6 +266,7 @@ def sample_grid_near(image: F32Array, tx: FloatArray, ty: FloatArray) -> FloatAr
     along_x += tmp
     w0, w1 = where[r0 - rlo], where[r1 - rlo]
     blend = np.flatnonzero(w0 != w1)
+    out: FloatArray
     if 2 * len(blend) > len(w0):   # most rows blend: all of them, in two buffers
         out = (1 - b)[:, None] * along_x[w0]
         out += b[:, None] * along_x[w1]
