@@ -104,9 +104,12 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return gray_rgb(a, lo, span, (210, 225, 240))
 
 
-#: views :func:`layout_files` reconstructs at the same time (each holds about 16 bytes per
-#: framebuffer pixel while it runs: two 4096x4096 views stay under 1 GB)
-VIEWS_AT_ONCE = 2
+#: views :func:`layout_files` reconstructs at the same time (each holds about 12 bytes per
+#: framebuffer pixel while it runs).  One: a view's sampling is shared by the CPUs instead
+#: (metadata bin rows), and the pictures of the view before are encoded meanwhile; two views at
+#: once, one thread each, took 10-30 % more time and CPU time on a 2-CPU machine (issue 22:
+#: both views stream their images through the same caches) and twice the memory
+VIEWS_AT_ONCE = 1
 #: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the
 #: reconstruction samples in bounded blocks, but holds the expanded, stored and subsampled
 #: float32 images of one view (about 16 bytes per framebuffer pixel: 4096x4096 stays under
@@ -130,11 +133,11 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
     ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
     page built (:mod:`layout_solver.progress`)."""
     # the page's offset sweep (Python: plans) in a child process while the reconstructions run
-    # (numpy: mostly outside the GIL), two views at a time, one thread each (a view's serial
-    # parts - rendering, apron blits, pictures - overlap the other's sampling), then the
-    # pictures encoded two at a time (zlib releases the GIL).  A thread of pure Python beside
-    # them would hold the GIL for the views' every numpy call (up to the 5 ms switch
-    # interval each): the sweep runs in a process of its own, forked before any thread starts
+    # (numpy: mostly outside the GIL), one view at a time (VIEWS_AT_ONCE), its sampling shared
+    # by the CPUs, while a background thread encodes the pictures drawn so far (zlib releases
+    # the GIL).  A thread of pure Python beside them would hold the GIL for the views' every
+    # numpy call (up to the 5 ms switch interval each): the sweep runs in a process of its own,
+    # forked before any thread starts
     sweep = _Forked(offset_sweep, plan)
     background, pool = ThreadPoolExecutor(1), ThreadPoolExecutor(VIEWS_AT_ONCE)
     failed = True
@@ -245,8 +248,9 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
         if rec is not None:
             drawn, page_pics = rec
             pictures += drawn
-            encoded += [pool.submit(_encode, item) for item in drawn]
-            page_pictures.append(pool.submit(pictures_json, page_pics))
+            # encoded by the background thread while the next view is reconstructed
+            encoded += [background.submit(_encode, item) for item in drawn]
+            page_pictures.append(background.submit(pictures_json, page_pics))
         tick(f"view {v} drawn")
     summary = layout_summary(layout)
     if outside:
