@@ -104,11 +104,12 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return gray_rgb(a, lo, span, (210, 225, 240))
 
 
-#: views :func:`layout_files` reconstructs at the same time (each holds about 12 bytes per
+#: views :func:`layout_files` reconstructs at the same time (each holds about 10 bytes per
 #: framebuffer pixel while it runs).  One: a view's sampling is shared by the CPUs instead
-#: (metadata bin rows), and the pictures of the view before are encoded meanwhile; two views at
-#: once, one thread each, took 10-30 % more time and CPU time on a 2-CPU machine (issue 22:
-#: both views stream their images through the same caches) and twice the memory
+#: (metadata bin rows), and the pictures of the view before are encoded meanwhile.  Two views
+#: at once, one thread each, need twice the memory (vr3840: 505 MB against 318 MB) and were
+#: no faster on the shared 2-CPU machine of issue 22 (10-30 % slower in three A/B runs of
+#: layout_files, 15 % faster in one: within its noise; bench/layout_breakdown.py's last rows)
 VIEWS_AT_ONCE = 1
 #: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the
 #: reconstruction samples in bounded blocks, but holds the expanded, stored and subsampled
