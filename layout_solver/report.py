@@ -156,17 +156,21 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
 class _Forked:
     """``fn(*args)`` (a pure function of picklable data to a picklable result) computed in a
     forked child process, its result pickled back through a pipe.  Where there is no
-    ``os.fork``, another thread runs already (forking it could deadlock the child), or the
-    child fails in any way (its exception is not carried over), :meth:`result` computes it
-    here instead, so an error is raised as if nothing had been forked.  The child writes
-    nothing else, ends with ``os._exit`` (no cleanup of the parent's objects) and dies with a
-    Ctrl-C (default SIGINT)."""
+    ``os.fork`` or another thread runs already (forking it could deadlock the child), in a
+    thread instead (as before issue 22); where the child fails in any way (its exception is not
+    carried over), :meth:`result` computes it here, so an error is raised as if nothing had
+    been forked.  The child writes nothing else, ends with ``os._exit`` (no cleanup of the
+    parent's objects) and dies with a Ctrl-C (default SIGINT)."""
 
     def __init__(self, fn: Callable[..., Any], *args: Any) -> None:
         self.fn, self.args = fn, args
         self.pid: int | None = None
         self.fd = -1
+        self.thread: Future[Any] | None = None
         if not hasattr(os, "fork") or threading.active_count() > 1:
+            ex = ThreadPoolExecutor(1)
+            self.thread = ex.submit(fn, *args)
+            ex.shutdown(wait=False)
             return
         r, w = os.pipe()
         pid = os.fork()
@@ -185,6 +189,8 @@ class _Forked:
         self.pid, self.fd = pid, r
 
     def result(self) -> Any:
+        if self.thread is not None:
+            return self.thread.result()
         if self.pid is None:
             return self.fn(*self.args)
         with os.fdopen(self.fd, "rb") as f:
@@ -196,7 +202,8 @@ class _Forked:
         return pickle.loads(data)
 
     def cancel(self) -> None:
-        """End the child if it still runs (an error or a Ctrl-C before :meth:`result`)."""
+        """End the child if it still runs (an error or a Ctrl-C before :meth:`result`; a thread
+        is left to end by itself, as an executor's running work is)."""
         if self.pid is not None:
             try:
                 os.kill(self.pid, signal.SIGKILL)
