@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from mipmap.compare import compare_chain  # noqa: E402
 from mipmap.formats import FORMAT_NAMES, get_format, random_level0  # noqa: E402
-from mipmap.gpu import MipmapRunner, load_spv  # noqa: E402
+from mipmap.gpu import MipmapRunner, fma_rounds_once, load_spv, srgb_decode_exact  # noqa: E402
 from mipmap.plan import SPD_MAX_SIZE, tiled_plan  # noqa: E402
 from mipmap.reference import level_sizes, stored_chain  # noqa: E402
 from mipmap.spd_model import spd_reference  # noqa: E402
@@ -264,8 +264,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verify", default="",
                     help="WxH,...: before timing, check tiled and spd on these sizes against the models "
                          "(both subgroup paths)")
+    ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
+                    help="sRGB input level: auto = through the sampler where its decode is exact "
+                         "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
+    hw_srgb: bool | None = False if args.srgb_decode == "table" else None
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
         formats = [get_format(f) for f in args.formats.split(",")]
@@ -293,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
         emit()
         emit(f"- device: **{info.name}**; driver {info.driver_name} {info.driver_info} "
              f"(driverVersion {info.driver_version}); Vulkan {info.api_version}")
+        emit(f"- fma rounds once (8-bit decode fused): {fma_rounds_once(ctx)}; the sampler's sRGB decode is "
+             f"exact (sRGB input level read through it): {srgb_decode_exact(ctx)}"
+             + ("; not used (--srgb-decode table)" if hw_srgb is False else ""))
         emit(f"- subgroup size {info.subgroup_size}, shuffle {'yes' if info.subgroup_shuffle else 'no'}; "
              f"timestampPeriod {info.timestamp_period} ns")
         emit(f"- measured copy bandwidth, 1 GiB, counting read + write: vkCmdCopyBuffer {bw_copy / 1e9:.0f} GB/s, "
@@ -314,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             for fmt in formats:
                 for shuffle in (None, False):
                     try:
-                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle)
+                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle, hw_srgb=hw_srgb)
                     except NotSupported:
                         continue
                     for w, h in verify:
@@ -335,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
         emit("|---|---|---|---|---|---|---|---|---|---|")
         for fmt in formats:
             try:
-                runner = MipmapRunner(ctx, fmt)
+                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb)
             except NotSupported as e:
                 emit(f"| all | {fmt.name} | — | — | not supported: {e} | | | | | |")
                 continue

@@ -19,11 +19,11 @@ from turnip_base.errors import NotSupported, ScenarioError
 from turnip_base.harness import Handle, Vulkan
 from turnip_base.options import choice
 
-from .formats import Format, Texels, tables, unorm_lut
+from .formats import Format, Texels, srgb_lut, tables, unorm_lut
 from .plan import ALGORITHMS, SPD_MAX_SIZE, SPD_TILE, Algorithm, Dispatch, spd_plan, split_groups, tiled_plan
 from .reference import level_sizes
 
-__all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "split_groups"]
+__all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "split_groups", "srgb_decode_exact"]
 
 #: a pipeline of the runner: the tiled plan's two kernels and the single-pass downsampler
 PipelineKernel = Literal["fast", "general", "spd"]
@@ -62,6 +62,8 @@ class MipImage:
         flags = storage_view_flags(ctx, fmt_id, view_id)
         usage = (vk.VK_IMAGE_USAGE_STORAGE_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+        if fmt.srgb:  # binding 4 (below)
+            usage |= vk.VK_IMAGE_USAGE_SAMPLED_BIT
         self.image = ctx.image(width, height, self.levels, fmt_id, view_id, usage, flags)
         table = tables(max(width, height))
         self.tables = ctx.buffer(table.nbytes, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
@@ -94,6 +96,15 @@ class MipImage:
             vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=3, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                                     pImageInfo=infos),
         ]
+        if fmt.srgb:
+            # binding 4: every level through the image's own sRGB format (common.glsl, HW_SRGB_DECODE;
+            # declared by every sRGB kernel, so written even where the constant leaves it unread)
+            view = ctx.image_view(self.image.handle, fmt_id, levels=self.levels, usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT)
+            sinfo = vk.VkDescriptorImageInfo(sampler=runner.sampler, imageView=view,
+                                             imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)
+            writes.append(vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=4,
+                                                  descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                                  pImageInfo=[sinfo]))
         vk.vkUpdateDescriptorSets(ctx.device, len(writes), writes, 0, None)
 
     def level_bytes(self) -> list[int]:
@@ -138,15 +149,92 @@ def _probe_fma(ctx: Vulkan) -> bool:
     return bool(np.array_equal(got, unorm_lut().view(np.uint32)))
 
 
+#: srgb_decode_exact per open device
+_SRGB_EXACT: weakref.WeakKeyDictionary[Vulkan, bool] = weakref.WeakKeyDictionary()
+
+
+def srgb_decode_exact(ctx: Vulkan) -> bool:
+    """Whether the device's sampler decodes every R8G8B8A8_SRGB code to formats.srgb_lut's
+    float32, bit for bit, and gives alpha back within half a code (shaders/probe_srgb.comp):
+    only then may the sRGB kernels read their input level through it (HW_SRGB_DECODE)."""
+    if ctx not in _SRGB_EXACT:
+        vk = ctx.vk
+        fmt = vk.VK_FORMAT_R8G8B8A8_SRGB
+        usable = bool(ctx.format_features(fmt) & vk.VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT)
+        _SRGB_EXACT[ctx] = usable and _probe_srgb(ctx)
+    return _SRGB_EXACT[ctx]
+
+
+def nearest_sampler(ctx: Vulkan) -> Handle:
+    """An owned sampler for texelFetch (no filtering, every level reachable)."""
+    vk = ctx.vk
+    edge = vk.VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+    info = vk.VkSamplerCreateInfo(magFilter=vk.VK_FILTER_NEAREST, minFilter=vk.VK_FILTER_NEAREST,
+                                  mipmapMode=vk.VK_SAMPLER_MIPMAP_MODE_NEAREST, addressModeU=edge,
+                                  addressModeV=edge, addressModeW=edge, maxLod=float(MAX_BINDING_LEVELS))
+    sampler = vk.vkCreateSampler(ctx.device, info, None)
+    ctx.own(lambda: vk.vkDestroySampler(ctx.device, sampler, None))
+    return sampler
+
+
+def _probe_srgb(ctx: Vulkan) -> bool:
+    vk = ctx.vk
+    with ctx.scope():
+        fmt = vk.VK_FORMAT_R8G8B8A8_SRGB
+        img = ctx.image(16, 16, 1, fmt, fmt, vk.VK_IMAGE_USAGE_SAMPLED_BIT | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
+        codes = np.repeat(np.arange(256, dtype=np.uint8), 4)
+        staging = ctx.buffer(codes.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
+        staging.write(codes)
+        out = ctx.buffer(256 * 16, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
+        cis, sb = vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+        set_layout = ctx.descriptor_set_layout([(0, cis, 1), (1, sb, 1)])
+        layout = ctx.pipeline_layout(set_layout, 0)
+        pipe = ctx.compute_pipeline(load_spv("probe_srgb.spv"), layout)
+        dset = ctx.allocate_set(ctx.descriptor_pool([(cis, 1), (sb, 1)], 1), set_layout)
+        iinfo = vk.VkDescriptorImageInfo(sampler=nearest_sampler(ctx), imageView=img.views[0],
+                                         imageLayout=vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+        binfo = vk.VkDescriptorBufferInfo(buffer=out.handle, offset=0, range=256 * 16)
+        writes = [vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=0, descriptorType=cis, pImageInfo=[iinfo]),
+                  vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=1, descriptorType=sb, pBufferInfo=[binfo])]
+        vk.vkUpdateDescriptorSets(ctx.device, 2, writes, 0, None)
+
+        def record(cb: Handle) -> None:
+            img.barrier(cb, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
+                        vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+                        vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
+            sub = vk.VkImageSubresourceLayers(aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT, mipLevel=0,
+                                              baseArrayLayer=0, layerCount=1)
+            region = vk.VkBufferImageCopy(bufferOffset=0, bufferRowLength=0, bufferImageHeight=0,
+                                          imageSubresource=sub, imageOffset=vk.VkOffset3D(x=0, y=0, z=0),
+                                          imageExtent=vk.VkExtent3D(width=16, height=16, depth=1))
+            vk.vkCmdCopyBufferToImage(cb, staging.handle, img.handle, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                                      [region])
+            img.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                        vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_SHADER_READ_BIT,
+                        vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
+            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
+            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [dset], 0, None)
+            vk.vkCmdDispatch(cb, 1, 1, 1)
+            ctx.memory_barrier(cb, vk.VK_ACCESS_SHADER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
+                               vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
+
+        ctx.run(record)
+        got = out.read(256 * 16).view(np.float32).reshape(256, 4)
+    colour = np.ascontiguousarray(got[:, :3]).view(np.uint32)
+    want = np.repeat(srgb_lut().view(np.uint32)[:, None], 3, axis=1)
+    return bool(np.array_equal(colour, want) and np.array_equal(got[:, 3], np.arange(256, dtype=np.float32)))
+
+
 class MipmapRunner:
     """Pipelines of one format on one device."""
 
     def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None,
-                 fused_decode: bool | None = None):
+                 fused_decode: bool | None = None, hw_srgb: bool | None = None):
         """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
         the shared-memory path. fused_decode (8-bit formats): None uses the one-operation
         decode where :func:`fma_rounds_once`, False never, True always (tests: what the probe
-        guards against)."""
+        guards against). hw_srgb (sRGB): None reads the input level through the sampler's
+        decode where :func:`srgb_decode_exact`, False never, True always (tests, likewise)."""
         self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
         vk = self.vk
         info = ctx.info
@@ -157,14 +245,18 @@ class MipmapRunner:
         self.shuffle = info.subgroup_shuffle and info.subgroup_size >= 4 and shuffle is not False
         self.fused_decode = fmt.quantised_8bit and (fused_decode if fused_decode is not None
                                                      else fma_rounds_once(ctx))
+        self.hw_srgb = fmt.srgb and (hw_srgb if hw_srgb is not None else srgb_decode_exact(ctx))
+        cis = vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
         self.set_layout = ctx.descriptor_set_layout([
             (0, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS),
             (1, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
             (2, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
-            (3, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS)])
+            (3, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS)]
+            + ([(4, cis, 1)] if fmt.srgb else []))
         self.layout = ctx.pipeline_layout(self.set_layout, PUSH_BYTES)
         self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2 * MAX_BINDING_LEVELS * 8),
-                                              (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16)], 8)
+                                              (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16), (cis, 8)], 8)
+        self.sampler = nearest_sampler(ctx) if fmt.srgb else None
         # modules now, outside any ctx.scope(), so that they live as long as the runner; the
         # pipelines (one per kernel, level count and continuation) on first use, owned by the
         # runner (a ctx.scope() open at that moment must not destroy them)
@@ -191,7 +283,7 @@ class MipmapRunner:
         if key not in self._pipelines:
             vk = self.vk
             consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level, int(whole_tiles),
-                      int(self.fused_decode)]
+                      int(self.fused_decode), int(self.hw_srgb)]
             data = vk.ffi.new("uint32_t[]", consts)
             entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(consts))]
             spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(consts), pData=data)

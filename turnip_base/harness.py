@@ -394,14 +394,17 @@ class Vulkan:
         return image
 
     def image_view(self, image: Handle, fmt: int, *, view_type: int | None = None, aspect: int | None = None,
-                   base_level: int = 0, levels: int = 1, layers: int = 1, flags: int = 0) -> Handle:
+                   base_level: int = 0, levels: int = 1, layers: int = 1, flags: int = 0,
+                   usage: int | None = None) -> Handle:
         """An owned view of ``levels`` mip levels from ``base_level`` and ``layers`` array layers
-        (default: 2D, colour aspect)."""
+        (default: 2D, colour aspect); ``usage`` narrows the image's usage for this view
+        (VkImageViewUsageCreateInfo, e.g. sampled only where the view's format cannot be stored)."""
         vk = self.vk
         rng = vk.VkImageSubresourceRange(
             aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT if aspect is None else aspect, baseMipLevel=base_level,
             levelCount=levels, baseArrayLayer=0, layerCount=layers)
-        info = vk.VkImageViewCreateInfo(flags=flags, image=image,
+        pnext = vk.VkImageViewUsageCreateInfo(usage=usage) if usage is not None else None
+        info = vk.VkImageViewCreateInfo(pNext=pnext, flags=flags, image=image,
                                         viewType=vk.VK_IMAGE_VIEW_TYPE_2D if view_type is None else view_type,
                                         format=fmt, subresourceRange=rng)
         view = vk.vkCreateImageView(self.device, info, None)

@@ -35,6 +35,11 @@ layout(set = 0, binding = 3, r32f) uniform coherent image2D shared_levels[MAX_LE
 #endif
 
 layout(set = 0, binding = 1, std430) readonly buffer Tables { float tab[]; };
+#ifdef FMT_SRGBA8
+// binding 4: the image through an R8G8B8A8_SRGB view of every level, with a nearest sampler:
+// the main pass reads its input level there when HW_SRGB_DECODE (below)
+layout(set = 0, binding = 4) uniform sampler2D srgbView;
+#endif
 // the hand-off counter: every workgroup adds 1; the last one resets it to 0
 layout(set = 0, binding = 2, std430) coherent buffer Counter { uint arrived; };
 
@@ -65,6 +70,13 @@ bool clampLevel(uint level) { return WHOLE_TILES == 0u || level >= 6u; }
 // 1 where fma rounds once on this device (mipmap/gpu.py runs shaders/probe.comp): the 8-bit
 // decode is then one fused operation instead of a subtraction and a product.
 layout(constant_id = 5) const uint FUSED_DECODE = 0;
+// 1 where the sampler decodes sRGB8 to the float32 of formats.srgb_lut for every code
+// (mipmap/gpu.py runs shaders/probe_srgb.comp): the sRGB kernels then read their input level
+// through the texture unit, which decodes for free, instead of looking each colour channel
+// up in the shared-memory table (three look-ups per texel were the sRGB kernels' limit:
+// bench/results/h100.breakdown.md). Only the input level: a level written in the same
+// dispatch is read through the storage views, coherent where it is handed between workgroups.
+layout(constant_id = 6) const uint HW_SRGB_DECODE = 0;
 
 // Levels are selected with constant indices (a switch): lavapipe lacks
 // shaderStorageImageArrayDynamicIndexing.
@@ -269,6 +281,15 @@ VAL quantise(VAL v, out CODE code) {
 FVAL loadValue(uint level, ivec2 p) {
 #if CLAMP_EDGES
     if (clampLevel(level)) p = min(p, levelSize(level) - 1);
+#endif
+#ifdef FMT_SRGBA8
+    if (HW_SRGB_DECODE != 0u && level == INPUT_LEVEL) {
+        vec4 f = texelFetch(srgbView, p, int(level));
+        // alpha is UNORM: its code, rounded back from the sampler's value (within far less
+        // than half a code of k / 255), decoded as every other UNORM8 value is
+        uint a = uint(f.w * 255.0 + 0.5);
+        return vec4(f.xyz, decodeUnorm(uvec4(a)).w);
+    }
 #endif
 #if QUANT8
     return decode(unpackCodes(rawLoad(level, p).x));

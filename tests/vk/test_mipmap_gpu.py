@@ -4,7 +4,7 @@ import pytest
 
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
-from mipmap.gpu import MipmapRunner, fma_rounds_once
+from mipmap.gpu import MipmapRunner, fma_rounds_once, srgb_decode_exact
 from mipmap.plan import tiled_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
@@ -103,6 +103,26 @@ def test_fused_decode_only_where_fma_rounds_once(vk):
     forced = MipmapRunner(vk, fmt, fused_decode=True).generate("tiled", level0)
     assert (compare_chain(forced, want, fmt).max_error == 0) == fused
     assert MipmapRunner(vk, FORMATS["r32f"], fused_decode=None).fused_decode is False
+
+
+def test_sampler_srgb_decode_only_where_exact(vk):
+    """The sRGB kernels read their input level through the sampler's decode only where it gives
+    formats.srgb_lut's float32 for every code (gpu.srgb_decode_exact). Where the probe says it
+    does, the runner uses it and matches the model; where not (lavapipe's decode is off by up to
+    ~4e5 ulp), forcing it must break the chain: the guard matters. Both the tiled plan and SPD
+    (whose hand-off level must not be read through the sampler) are run, 64 x 64 and 63 x 63."""
+    fmt = FORMATS["srgba8"]
+    exact = srgb_decode_exact(vk)
+    runner = MipmapRunner(vk, fmt)
+    assert runner.hw_srgb == exact
+    forced = MipmapRunner(vk, fmt, hw_srgb=True)
+    assert forced.hw_srgb
+    for w, h in [(64, 64), (63, 63), (128, 72)]:
+        level0 = random_level0(w, h, fmt, seed=w + 7 * h)
+        for alg, model in (("tiled", stored_chain(level0, fmt)), ("spd", spd_reference(level0, fmt))):
+            assert compare_chain(runner.generate(alg, level0), model, fmt).max_error == 0
+            assert (compare_chain(forced.generate(alg, level0), model, fmt).max_error == 0) == exact
+    assert MipmapRunner(vk, FORMATS["rgba8"], hw_srgb=None).hw_srgb is False
 
 
 def test_r32f_is_bit_exact_on_both_paths(vk, runners):
