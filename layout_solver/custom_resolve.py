@@ -34,9 +34,11 @@ import attrs
 from fdm.patch import (
     FsParams,
     ViewportPatch,
+    bakes_static_viewport,
     custom_resolve_frag_areas,
     fs_params_custom_resolve,
     patch_slots_custom_resolve,
+    unpatched_slots,
     viewport_early_out,
 )
 from fdm.plan import RenderPassPlan, TilePlan
@@ -105,7 +107,8 @@ def custom_resolve_tile(layout: SubsampledLayout, tile: TilePlan) -> CustomResol
     ``fdm_apply_fs_params`` (src/freedreno/vulkan/tu_cmd_buffer.cc, pop-os @ 4ff7b570) per view,
     ``fdm_apply_viewports`` and ``fdm_apply_scissors`` (src/freedreno/vulkan/tu_pipeline.cc,
     pop-os @ 26e5c1f9) per viewport slot, with ``tile_start`` from the layout
-    (:func:`custom_resolve_tile_start`)."""
+    (:func:`custom_resolve_tile_start`); the user's slots where the pipeline bakes its static
+    viewports (:func:`fdm.patch.bakes_static_viewport`, the 26.1 reading)."""
     st = _layout_tile(layout, tile)
     b_cs = tile.common_bin_start
     views: list[CustomResolveView] = []
@@ -122,9 +125,16 @@ def custom_resolve_tile(layout: SubsampledLayout, tile: TilePlan) -> CustomResol
     vs = layout.plan.viewport_state
     frag_areas = tuple(vp.frag_area for vp in tile.views)
     bins = tuple(vp.bin for vp in tile.views)
-    slots = patch_slots_custom_resolve(vs, sc.viewports, sc.scissors, frag_areas, bins, b_cs,
-                                       tuple(cv.tile_start for cv in views), st.subsampled_views)
-    early = tuple(viewport_early_out(frag_areas[s.view], bins[s.view], b_cs) for s in slots)
+    if bakes_static_viewport(vs, sc.static_viewport, sc.driver.tu_pipeline_builder_emit_state):
+        # before Mesa 26.2.2 the subpass's pipeline bakes its static viewports and scissors like the
+        # main subpass's (tu_pipeline_builder_emit_state): no bin patches them, the user's stay
+        # (Mesa 26.1.6 in the box: generated gen7-00402, -01312, -01837 and four more)
+        slots = unpatched_slots(vs, sc.viewports, sc.scissors)
+        early = tuple(False for _ in slots)
+    else:
+        slots = patch_slots_custom_resolve(vs, sc.viewports, sc.scissors, frag_areas, bins, b_cs,
+                                           tuple(cv.tile_start for cv in views), st.subsampled_views)
+        early = tuple(viewport_early_out(frag_areas[s.view], bins[s.view], b_cs) for s in slots)
     return CustomResolvePatch(index=tile.index, cell=tile.cell, pos=tile.pos, common_bin_start=b_cs,
                               subsampled=st.subsampled, views=tuple(views), slots=slots, viewport_early_out=early)
 

@@ -9,7 +9,8 @@ viewports and scissors (several, offset, partly outside), per-view render areas,
 viewport (``writes_viewport_index``), QCOM per-view viewports, depth with every load op (LRZ),
 MSAA attachments with every load and store op and resolves, a subsampled colour attachment (every
 odd-indexed single-sampled scenario, ~30%: the subsampled stores, metadata and aprons), a custom-resolve
-subpass (every fifth single-sampled scenario, ~12%), draw counts, and the sysmem
+subpass (every fifth single-sampled scenario, ~12%), viewports and scissors baked into the
+pipeline (every seventh scenario, ~14%), draw counts, and the sysmem
 triggers (``TU_DEBUG=sysmem`` / ``gmem``, FDM turned off by a multisampled load or store).
 Every dict goes through the scenario parser; one it refuses is drawn again.
 """
@@ -123,6 +124,10 @@ def scenario_dict(rng: np.random.Generator, index: int) -> dict[str, Any]:
     elif r < 0.1:
         d["tu_debug"] = ["gmem"]
     d["draws"] = int(rng.choice([1, 1, 2, 5, 8]))
+    if index % 7 == 3:
+        # every seventh scenario bakes its viewports and scissors into the pipeline (the path of
+        # 26.2.2's "do not bake static viewport/scissor when FDM is enabled"); by the index, as above
+        d["static_viewport"] = True
     return d
 
 

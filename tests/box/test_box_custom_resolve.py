@@ -108,3 +108,33 @@ def test_planted_custom_resolve_bug_is_caught(box: Box, monkeypatch: pytest.Monk
     differ = [o for o in out if o.status == DIFFER and o.item.name == scenario]
     assert differ, [o.line() for o in out]
     assert field in _fields(differ), sorted(_fields(differ))
+
+
+def _static(sc_list: list[tuple[str, fdm.Scenario]]) -> list[tuple[str, fdm.Scenario]]:
+    """The two passes with their viewports and scissors baked into the pipelines (``static_viewport``)."""
+    out = []
+    for name, _sc in sc_list:
+        d = tomllib.loads((ROOT / FINDING).read_text())
+        d.pop("expect", None)
+        if name == "q_plain":
+            del d["attachments"]
+            d["density"]["views"][0]["density"] = 0.5
+        d["static_viewport"] = True
+        out.append((name + "_static", parse_scenario(d)))
+    return out
+
+
+def test_static_viewports_stay_baked_in_the_subpass_on_mesa_26_1(open_box: Callable[..., Box],
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before Mesa 26.2.2 a pipeline bakes its static viewports and scissors
+    (``fdm.patch.bakes_static_viewport``): the custom-resolve subpass's pipeline too, so its
+    slots are the user's in every bin (Mesa 26.1.6; the generated sweep found it, seed 7). The
+    model without that rule for the subpass differs in ``custom_resolve`` viewports or scissors."""
+    box = open_box("26.1")
+    items = items_of(_static(_scenarios()), ["a618"], mesa="26.1")
+    out = check(box, items, jobs=1)
+    assert all(o.status == AGREE for o in out), [o.line() for o in out]
+    monkeypatch.setattr(cr, "bakes_static_viewport", lambda *a: False)
+    out = check(box, items, jobs=1)
+    assert any(o.status == DIFFER for o in out), [o.line() for o in out]
+    assert _fields(out) & {"custom_resolve.viewport", "custom_resolve.scissor", "custom_resolve.viewport_scissor"}
