@@ -186,7 +186,14 @@ def _record_chunk(box: Box, items: Sequence[Item], chunk: Chunk, scratch: Path, 
         # the box process ignores Ctrl-C: the host ends the run and says what was compared
         proc = subprocess.Popen(launch(box, "turnip_box.record", [str(jobs_file)], env), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
-        out, err = proc.communicate()
+        try:
+            out, err = proc.communicate()
+        except BaseException:
+            # interrupted (Ctrl-C, a worker ended): the box process goes first, before anyone
+            # removes its scratch folder (turnip_box.inside.die_with_parent covers a host killed outright)
+            proc.kill()
+            proc.wait()
+            raise
         for line in out.splitlines():
             rec = json.loads(line) if line.startswith("{") else {}
             if "name" not in rec or rec["name"] not in by_name:

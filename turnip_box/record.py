@@ -48,7 +48,7 @@ from turnip_base.errors import NotSupported
 from turnip_base.harness import Vulkan
 
 from . import utrace
-from .inside import RdCapture, open_box_device
+from .inside import RdCapture, die_with_parent, open_box_device
 
 SPV = Path(__file__).resolve().parent / "spv"
 
@@ -634,6 +634,7 @@ def info() -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> int:
+    die_with_parent()
     if argv == ["--info"]:
         try:
             print(json.dumps(info()), flush=True)

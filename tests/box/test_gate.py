@@ -128,6 +128,30 @@ def test_ctrl_c_prints_the_counts_so_far_and_the_junit(box: Box, tmp_path: Path)
     assert last.startswith("interrupted after ") and " agree, " in last, out
     suite = ET.parse(junit).getroot()
     assert 0 < int(suite.get("tests", "0")) < 400
+    # and no box process outlives it (each runs in a session of its own, out of Ctrl-C's reach)
+    assert _box_processes_gone(), _record_processes()
+
+
+def _record_processes() -> list[str]:
+    """The command lines of the scenario recorders now running in the box (not ``--info`` probes)."""
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            cmd = (d / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "turnip_box.record" in cmd and "--info" not in cmd:
+            out.append(f"{d.name}: {cmd[-120:]}")
+    return out
+
+
+def _box_processes_gone(timeout_s: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while _record_processes():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
 
 
 def test_a_gmem_pass_that_renders_no_bin_reads_as_none(box: Box) -> None:

@@ -373,7 +373,9 @@ def worker(scratch: Path) -> int:
     device and the captures are the box's own (:mod:`turnip_box.inside`, as the scenario
     recorder's): the validation layer is required, and a box without it refuses with its name."""
     from turnip_base.errors import NotSupported as NS
-    from turnip_box.inside import RdCapture, open_box_device
+    from turnip_box.inside import RdCapture, die_with_parent, open_box_device
+
+    die_with_parent()
 
     from ..fdm import cases as fdm_cases
     from ..graphics import fdm_pass
