@@ -4,7 +4,6 @@ out from adreno_pm4.xml / a6xx.xml, not from the code under test."""
 
 from __future__ import annotations
 
-import gzip
 import struct
 from pathlib import Path
 from typing import Any
@@ -19,38 +18,22 @@ from turnip_box.compare import viewport_regs
 from turnip_box.decode import driver_pass
 from turnip_box.jobs import Unrecordable, job_of, model_scenario, tu_debug_of
 from turnip_box.pm4 import Listener, StreamError, walk
-from turnip_box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
+from turnip_box.rd import RD_GPU_ID, read_rd
 from turnip_box.root import apt_mirror
+
+from .streams import f32bits, pkt4, pkt7, rd_file
 
 IB1, IB2, DS, PATCHED = 0x1000, 0x2000, 0x3000, 0x4000
 
 
-def pkt4(reg: int, *vals: int) -> list[int]:
-    return [(4 << 28) | (reg << 8) | len(vals), *vals]
 
 
-def pkt7(op: int, *payload: int) -> list[int]:
-    return [(7 << 28) | (op << 16) | len(payload), *payload]
 
 
-def section(typ: int, payload: bytes) -> bytes:
-    return struct.pack("<II", typ, len(payload)) + payload
 
 
-def rd_file(tmp: Path, buffers: dict[int, list[int]], ib1: int, ib1_len: int, gz: bool = True) -> Path:
-    raw = section(RD_GPU_ID, struct.pack("<I", 730)) + section(RD_CHIP_ID, struct.pack("<Q", 0x07030001))
-    for addr, words in buffers.items():
-        data = struct.pack(f"<{len(words)}I", *words)
-        raw += section(RD_GPUADDR, struct.pack("<III", addr & 0xFFFFFFFF, len(data), addr >> 32))
-        raw += section(RD_BUFFER_CONTENTS, data)
-    raw += section(RD_CMDSTREAM_ADDR, struct.pack("<III", ib1, ib1_len, 0))
-    p = tmp / ("s.rd" + (".gz" if gz else ""))
-    p.write_bytes(gzip.compress(raw) if gz else raw)
-    return p
 
 
-def f32bits(x: float) -> int:
-    return int(struct.unpack("<I", struct.pack("<f", x))[0])
 
 
 def _pass(tmp: Path) -> Path:

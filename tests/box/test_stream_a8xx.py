@@ -14,52 +14,29 @@ see them.
 
 from __future__ import annotations
 
-import gzip
-import struct
 from pathlib import Path
 
 from turnip_box import registers as R
 from turnip_box.decode import driver_pass
 from turnip_box.jobs import DECODED_CHIPS
-from turnip_box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
+from turnip_box.rd import read_rd
+
+from .streams import A830, bunch, f32bits, pkt4, pkt7, xy
+from .streams import rd_file as _rd_file
 
 IB1, IB2, DS = 0x1000, 0x2000, 0x3000
 
 
-def pkt4(reg: int, *vals: int) -> list[int]:
-    return [(4 << 28) | (reg << 8) | len(vals), *vals]
 
 
-def pkt7(op: int, *payload: int) -> list[int]:
-    return [(7 << 28) | (op << 16) | len(payload), *payload]
 
 
-def bunch(*pairs: tuple[int, int]) -> list[int]:
-    """CP_CONTEXT_REG_BUNCH (0x5c): register/value pairs, as turnip's ``tu_crb`` emits them."""
-    return pkt7(0x5C, *(w for p in pairs for w in p))
 
 
-def f32bits(x: float) -> int:
-    return int(struct.unpack("<I", struct.pack("<f", x))[0])
 
 
-def rd_file(tmp: Path, buffers: dict[int, list[int]], ib1: int, ib1_len: int) -> Path:
-    def section(typ: int, payload: bytes) -> bytes:
-        return struct.pack("<II", typ, len(payload)) + payload
-
-    raw = section(RD_GPU_ID, struct.pack("<I", 830)) + section(RD_CHIP_ID, struct.pack("<Q", 0x44050000))
-    for addr, words in buffers.items():
-        data = struct.pack(f"<{len(words)}I", *words)
-        raw += section(RD_GPUADDR, struct.pack("<III", addr & 0xFFFFFFFF, len(data), addr >> 32))
-        raw += section(RD_BUFFER_CONTENTS, data)
-    raw += section(RD_CMDSTREAM_ADDR, struct.pack("<III", ib1, ib1_len, 0))
-    p = tmp / "a8.rd.gz"
-    p.write_bytes(gzip.compress(raw))
-    return p
 
 
-def xy(x: int, y: int) -> int:
-    return (y << 16) | x
 
 
 def _a8xx_pass(tmp: Path) -> Path:
@@ -104,7 +81,7 @@ def _a8xx_pass(tmp: Path) -> Path:
         ib1 += pkt4(0x8501, 768 << 8, 863 << 8, 96 << 8, 143 << 8)
         ib1 += pkt4(0x8405, xy(1, 2), xy(3, 4))                   # a7xx GRAS_A2D_DEST offset: decoy
         ib1 += pkt7(0x2C, 0x3F)                                   # CP_BLIT
-    return rd_file(tmp, {IB1: ib1, IB2: draw, DS: group}, IB1, len(ib1))
+    return _rd_file(tmp, {IB1: ib1, IB2: draw, DS: group}, IB1, len(ib1), gpu=A830)
 
 
 def test_a8xx_is_decoded() -> None:

@@ -19,9 +19,7 @@ from the code under test; and one planted model bug the box must catch.
 
 from __future__ import annotations
 
-import gzip
 import os
-import struct
 import sys
 from pathlib import Path
 from typing import Any
@@ -34,7 +32,9 @@ import fdm.plan
 from fdm.clears import tu6_emit_blit_scissor
 from turnip_box import compare as C
 from turnip_box.decode import Phase, driver_pass
-from turnip_box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
+from turnip_box.rd import read_rd
+
+from .streams import f32bits, pkt4, pkt7, rd_file, xy
 
 if sys.version_info >= (3, 11):
     import tomllib as _toml
@@ -48,36 +48,14 @@ ROOT = Path(__file__).resolve().parents[2]
 LOAD_COORDS_D0 = (2 << 22) | (8 << 18) | (2 << 16) | (1 << 14)
 
 
-def pkt4(reg: int, *vals: int) -> list[int]:
-    return [(4 << 28) | (reg << 8) | len(vals), *vals]
 
 
-def pkt7(op: int, *payload: int) -> list[int]:
-    return [(7 << 28) | (op << 16) | len(payload), *payload]
 
 
-def f32bits(x: float) -> int:
-    return int(struct.unpack("<I", struct.pack("<f", x))[0])
 
 
-def xy(x: int, y: int) -> int:
-    return x | y << 16
 
 
-def rd_file(tmp: Path, buffers: dict[int, list[int]], ib1: int, ib1_len: int) -> Path:
-    raw = b""
-    for typ, payload in ((RD_GPU_ID, struct.pack("<I", 730)), (RD_CHIP_ID, struct.pack("<Q", 0x07030001))):
-        raw += struct.pack("<II", typ, len(payload)) + payload
-    for addr, words in buffers.items():
-        data = struct.pack(f"<{len(words)}I", *words)
-        for typ, payload in ((RD_GPUADDR, struct.pack("<III", addr & 0xFFFFFFFF, len(data), addr >> 32)),
-                             (RD_BUFFER_CONTENTS, data)):
-            raw += struct.pack("<II", typ, len(payload)) + payload
-    payload = struct.pack("<III", ib1, ib1_len, 0)
-    raw += struct.pack("<II", RD_CMDSTREAM_ADDR, len(payload)) + payload
-    p = tmp / "s.rd.gz"
-    p.write_bytes(gzip.compress(raw))
-    return p
 
 
 def load_3d(coords_addr: int) -> list[int]:

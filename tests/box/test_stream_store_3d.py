@@ -18,9 +18,7 @@ box must catch on a shipped scenario.
 
 from __future__ import annotations
 
-import gzip
 import os
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +29,9 @@ import fdm.patch
 from fdm.patch import BLT_NO_COORD, r3d_coords, store_3d_blit_coords, takes_store_3d_blit
 from turnip_box import compare as C
 from turnip_box.decode import Phase, driver_pass
-from turnip_box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
+from turnip_box.rd import read_rd
+
+from .streams import f32bits, pkt4, pkt7, rd_file, xy
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIO = "examples/msaa_store_3d.toml"
@@ -44,37 +44,14 @@ LOAD_COORDS_D0 = (2 << 22) | (8 << 18) | (2 << 16) | (1 << 14)
 AREA = (40.0, 30.0, 40.0, 30.0, 940.0, 530.0, 940.0, 530.0)
 
 
-def pkt4(reg: int, *vals: int) -> list[int]:
-    return [(4 << 28) | (reg << 8) | len(vals), *vals]
 
 
-def pkt7(op: int, *payload: int) -> list[int]:
-    return [(7 << 28) | (op << 16) | len(payload), *payload]
 
 
-def f32bits(x: float) -> int:
-    return int(struct.unpack("<I", struct.pack("<f", x))[0])
 
 
-def xy(x: int, y: int) -> int:
-    return x | y << 16
 
 
-def rd_file(tmp: Path, buffers: dict[int, list[int]], ib1: int, ib1_len: int) -> Path:
-    """An ``.rd`` of one submit: a GPU id, the buffers, and ``ib1`` as the command stream."""
-    raw = b""
-    for typ, payload in ((RD_GPU_ID, struct.pack("<I", 730)), (RD_CHIP_ID, struct.pack("<Q", 0x07030001))):
-        raw += struct.pack("<II", typ, len(payload)) + payload
-    for addr, words in buffers.items():
-        data = struct.pack(f"<{len(words)}I", *words)
-        for typ, payload in ((RD_GPUADDR, struct.pack("<III", addr & 0xFFFFFFFF, len(data), addr >> 32)),
-                             (RD_BUFFER_CONTENTS, data)):
-            raw += struct.pack("<II", typ, len(payload)) + payload
-    payload = struct.pack("<III", ib1, ib1_len, 0)
-    raw += struct.pack("<II", RD_CMDSTREAM_ADDR, len(payload)) + payload
-    p = tmp / "s.rd.gz"
-    p.write_bytes(gzip.compress(raw))
-    return p
 
 
 def rect_list(coords_addr: int) -> list[int]:

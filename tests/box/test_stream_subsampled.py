@@ -12,28 +12,19 @@ from pathlib import Path
 from turnip_box import subsampled as S
 from turnip_box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
 
+from .streams import f32bits, pkt4, pkt7, section, xy
+
 IB1, UBO = 0x1000, 0x8000
 
 
-def pkt4(reg: int, *vals: int) -> list[int]:
-    return [(4 << 28) | (reg << 8) | len(vals), *vals]
 
 
-def pkt7(op: int, *payload: int) -> list[int]:
-    return [(7 << 28) | (op << 16) | len(payload), *payload]
 
 
-def section(typ: int, payload: bytes) -> bytes:
-    return struct.pack("<II", typ, len(payload)) + payload
 
 
-def f32bits(x: float) -> int:
-    return int(struct.unpack("<I", struct.pack("<f", x))[0])
 
 
-def xy(x: int, y: int) -> int:
-    """``a6xx_reg_xy``: X bits 0-13, Y bits 16-29."""
-    return x | y << 16
 
 
 def test_decoder_reads_stores_metadata_and_aprons(tmp_path: Path) -> None:
