@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from mipmap.compare import compare_chain  # noqa: E402
 from mipmap.formats import FORMAT_NAMES, get_format, random_level0  # noqa: E402
 from mipmap.gpu import MipmapRunner, fma_rounds_once, load_spv, srgb_decode_exact  # noqa: E402
-from mipmap.plan import SPD_MAX_SIZE, tiled_plan  # noqa: E402
+from mipmap.plan import SPD_MAX_SIZE, SPD_RULE, spd_plan, tiled_plan  # noqa: E402
 from mipmap.reference import level_sizes, stored_chain  # noqa: E402
 from mipmap.spd_model import spd_reference  # noqa: E402
 from turnip_base.errors import NotSupported, ScenarioError  # noqa: E402
@@ -134,7 +134,8 @@ def record_cell(runner: MipmapRunner, cb, algorithm: str, img) -> None:
 def dispatches(algorithm: str, w: int, h: int) -> int:
     return {"tiled": lambda: len(tiled_plan(w, h)), "tiled-tail": lambda: len(tiled_plan(w, h, tail=True)),
             "tiled-split": lambda: len(tiled_plan(w, h, split=True)),
-            "spd": lambda: 1, "blit": lambda: len(level_sizes(w, h)) - 1}[algorithm]()
+            "spd": lambda: 1, "spd-split": lambda: 1 + (spd_plan(w, h).tail_levels > 0),
+            "blit": lambda: len(level_sizes(w, h)) - 1}[algorithm]()
 
 
 def time_algorithm(runner: MipmapRunner, img, algorithm: str, scratch, runs: int, warmup: int,
@@ -178,7 +179,7 @@ def roofline_png(cells: list[dict], bw: float, title: str, path: Path) -> None:
     """Achieved bandwidth (floor bytes / median) of every cell against the floor, as bars."""
     from PIL import Image, ImageDraw
 
-    colours = {"tiled": (31, 119, 180), "spd": (44, 160, 44), "blit": (150, 150, 150),
+    colours = {"tiled": (31, 119, 180), "spd": (44, 160, 44), "spd-split": (23, 190, 207), "blit": (150, 150, 150),
                "tiled-tail": (255, 127, 14), "tiled-split": (148, 103, 189)}
     row, left, right, top = 16, 250, 40, 60
     width = 1100
@@ -209,7 +210,7 @@ def target_lines(cells: list[dict]) -> list[str]:
     by = {(tuple(c["size"]), c["format"], c["algorithm"]): c for c in cells}
 
     def best(size, fmt):
-        cs = [by[k] for k in ((size, fmt, "tiled"), (size, fmt, "spd")) if k in by]
+        cs = [by[k] for k in ((size, fmt, "tiled"), (size, fmt, "spd"), (size, fmt, "spd-split")) if k in by]
         return max(cs, key=lambda c: c["of_floor"]) if cs else None
 
     out = []
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mipmap_bench: {e.label}: {e}", file=sys.stderr)
         return 2
     lines = []
-    algorithms = (["blit", "tiled", "spd"] + (["tiled-tail"] if args.tail else [])
+    algorithms = (["blit", "tiled", "spd", "spd-split"] + (["tiled-tail"] if args.tail else [])
                   + (["tiled-split"] if args.split else []))
 
     def emit(s=""):
@@ -326,10 +327,10 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     for w, h in verify:
                         level0 = random_level0(w, h, fmt, seed=w * 31 + h)
-                        for alg in ("tiled", "spd"):
-                            if alg == "spd" and max(w, h) > SPD_MAX_SIZE:
+                        for alg in ("tiled", "spd", "spd-split"):
+                            if alg in SPD_RULE and max(w, h) > SPD_MAX_SIZE:
                                 continue
-                            model = spd_reference(level0, fmt) if alg == "spd" else stored_chain(level0, fmt)
+                            model = spd_reference(level0, fmt) if alg in SPD_RULE else stored_chain(level0, fmt)
                             cmp = compare_chain(vr.generate(alg, level0), model, fmt)
                             if not cmp.ok or cmp.max_error:
                                 bad.append(f"{w}x{h} {fmt.name} {alg} {'shuffle' if vr.shuffle else 'shared'}: "
@@ -357,7 +358,7 @@ def main(argv: list[str] | None = None) -> int:
                     results = {}
                     box = None
                     for alg in algorithms:
-                        if alg == "spd" and max(w, h) > SPD_MAX_SIZE:
+                        if alg in SPD_RULE and max(w, h) > SPD_MAX_SIZE:
                             results[alg] = None
                             continue
                         try:
@@ -372,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
                         err = ""
                         if not args.no_check:
                             got = runner.readback(img)
-                            if alg == "spd":
+                            if alg in SPD_RULE:
                                 model = spd_reference(level0, fmt)
                             else:
                                 box = box if box is not None else stored_chain(level0, fmt)

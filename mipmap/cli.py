@@ -1,6 +1,6 @@
 """`turnip-fdm mipmap ...`: generate mip chains on a Vulkan device and check them.
 
-    turnip-fdm mipmap run --size W H --format {r32f,rgba8,srgba8,rgba16f} --algorithm {tiled,spd,blit}
+    turnip-fdm mipmap run --size W H --format {r32f,rgba8,srgba8,rgba16f} --algorithm {tiled,spd,spd-split,blit}
                           [--device NAME_OR_INDEX] [--seed N] [--validation]
     turnip-fdm mipmap devices
 
@@ -27,7 +27,7 @@ from turnip_base.errors import ScenarioError
 from turnip_base.options import choice
 
 from .formats import FORMAT_NAMES, get_format
-from .plan import ALGORITHMS
+from .plan import ALGORITHMS, SPD_RULE
 
 #: ``turnip-fdm mipmap --help`` (written for the user; the module docstring is for the code's reader)
 MIPMAP_HELP = """\
@@ -114,11 +114,11 @@ def handle_run(args: argparse.Namespace) -> int:
         runner.check_size(w, h, algorithm)
         level0 = random_level0(w, h, fmt, args.seed)
         got = runner.generate(algorithm, level0)
-        model = spd_reference(level0, fmt) if algorithm == "spd" else stored_chain(level0, fmt)
+        model = spd_reference(level0, fmt) if algorithm in SPD_RULE else stored_chain(level0, fmt)
         cmp = compare_chain(got, model, fmt)
         messages = list(ctx.messages)
         info = ctx.info
-        path = runner.variant("fast" if algorithm == "tiled" else algorithm)
+        path = runner.variant("fast" if algorithm == "tiled" else "spd" if algorithm in SPD_RULE else algorithm)
     unit = "LSB" if fmt.quantised_8bit else "ulp"
     kernel = path if algorithm != "blit" else "vkCmdBlitImage"
     print(f"device: {info.describe()}")

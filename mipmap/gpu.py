@@ -20,7 +20,17 @@ from turnip_base.harness import Handle, Vulkan
 from turnip_base.options import choice
 
 from .formats import Format, Texels, srgb_lut, tables, unorm_lut
-from .plan import ALGORITHMS, SPD_MAX_SIZE, SPD_TILE, Algorithm, Dispatch, spd_plan, split_groups, tiled_plan
+from .plan import (
+    ALGORITHMS,
+    SPD_MAX_SIZE,
+    SPD_RULE,
+    SPD_TILE,
+    Algorithm,
+    Dispatch,
+    spd_plan,
+    split_groups,
+    tiled_plan,
+)
 from .reference import level_sizes
 
 __all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "split_groups", "srgb_decode_exact"]
@@ -30,6 +40,7 @@ PipelineKernel = Literal["fast", "general", "spd"]
 MAX_BINDING_LEVELS = 16
 PUSH_BYTES = 16  # common.glsl's Push: tailLevels, handoff, width, height
 NO_HANDOFF = MAX_BINDING_LEVELS  # pc.handoff when no level is shared between workgroups
+SPD_MAIN_LEVELS = 6  # levels of SPD's main pass: a 64 x 64 tile per workgroup
 #: a pipeline: kernel, MAIN_LEVELS and HAS_TAIL (common.glsl's specialisation constants 1, 2)
 PipelineKey = tuple[PipelineKernel, int, bool, int, bool]
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
@@ -303,7 +314,7 @@ class MipmapRunner:
         lim = self.ctx.info.max_image_dimension_2d
         if width > lim or height > lim:
             raise ScenarioError("size", f"{width}x{height} exceeds the device limit maxImageDimension2D = {lim}")
-        if algorithm == "spd" and (width > SPD_MAX_SIZE or height > SPD_MAX_SIZE):
+        if algorithm in SPD_RULE and (width > SPD_MAX_SIZE or height > SPD_MAX_SIZE):
             raise ScenarioError("size", f"the single-pass downsampler takes at most {SPD_MAX_SIZE}x{SPD_MAX_SIZE}, "
                                         f"got {width}x{height}")
 
@@ -432,16 +443,24 @@ class MipmapRunner:
             if after_dispatch is not None:
                 after_dispatch(cb, k)
 
-    def record_spd(self, cb: Handle, img: MipImage) -> None:
+    def record_spd(self, cb: Handle, img: MipImage, split: bool = False) -> None:
+        """The single-pass downsampler; ``split``: its levels from 6 on by the one workgroup of a
+        second dispatch (after a barrier) instead of the hand-off (``spd-split``)."""
         vk = self.vk
         plan = spd_plan(img.width, img.height)
         if plan.mips == 0:
             return
         whole = img.width % SPD_TILE == 0 and img.height % SPD_TILE == 0
-        self._bind(cb, ("spd", plan.main_levels, plan.tail_levels > 0, 0, whole), img)
-        handoff = plan.main_levels if plan.tail_levels else NO_HANDOFF
-        self._push(cb, img, plan.tail_levels, handoff)
+        handoff = plan.tail_levels > 0 and not split
+        self._bind(cb, ("spd", plan.main_levels, handoff, 0, whole), img)
+        self._push(cb, img, plan.tail_levels if handoff else 0, plan.main_levels if handoff else NO_HANDOFF)
         vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
+        if split and plan.tail_levels:
+            self._compute_barrier(cb)
+            # level 6 (at most 64 x 64) as one tile, read where the first dispatch stored it
+            self._bind(cb, ("spd", plan.tail_levels, False, SPD_MAIN_LEVELS, False), img)
+            self._push(cb, img, 0, NO_HANDOFF)
+            vk.vkCmdDispatch(cb, 1, 1, 1)
 
     def record_blit(self, cb: Handle, img: MipImage) -> None:
         """The usual chain: level k-1 in TRANSFER_SRC, level k in TRANSFER_DST, one barrier a level."""
@@ -476,7 +495,12 @@ class MipmapRunner:
                    T, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | T)
 
     def record(self, cb: Handle, algorithm: Algorithm, img: MipImage) -> None:
-        {"tiled": self.record_tiled, "spd": self.record_spd, "blit": self.record_blit}[algorithm](cb, img)
+        if algorithm == "tiled":
+            self.record_tiled(cb, img)
+        elif algorithm in SPD_RULE:
+            self.record_spd(cb, img, split=algorithm == "spd-split")
+        else:
+            self.record_blit(cb, img)
 
     def generate(self, algorithm: str, level0: Texels) -> list[Texels]:
         """Upload level 0, generate the chain with `algorithm`, read every level back."""

@@ -35,9 +35,15 @@ from turnip_base.errors import ScenarioError
 from .reference import level_sizes
 
 #: the generators a device can run (the ``--algorithm`` option): the tiled plan, the
-#: single-pass downsampler, or a vkCmdBlitImage chain
-Algorithm = Literal["tiled", "spd", "blit"]
+#: single-pass downsampler, SPD's rule in two dispatches, or a vkCmdBlitImage chain.
+#: ``spd-split``: levels 1-6 as SPD's main pass, the rest (from level 6) by one workgroup of a
+#: second dispatch instead of the hand-off to the last workgroup: no workgroup waits for a fence
+#: and an atomic (the hand-off cost the single pass 8 µs at 4096² on the H100, where the two
+#: dispatches of the tiled plan cost one launch, bench/results/h100.breakdown.md)
+Algorithm = Literal["tiled", "spd", "spd-split", "blit"]
 ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+#: the algorithms with SPD's rule (the drop-odd reduction, :func:`mipmap.spd_model.spd_reference`)
+SPD_RULE: tuple[Algorithm, ...] = ("spd", "spd-split")
 #: the kernels of the tiled plan
 Kernel = Literal["fast", "general"]
 

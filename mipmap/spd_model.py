@@ -60,11 +60,14 @@ def _main_lanes(plan: SpdPlan) -> Lanes:
 
 
 def spd_chain(level0: Texels, fmt: Format, device: Device = DEFAULT_DEVICE, arrival: Iterable[int] | None = None,
-              trace: bool = False) -> tuple[list[Texels], Trace | None, int]:
+              trace: bool = False, split: bool = False) -> tuple[list[Texels], Trace | None, int]:
     """Run the downsampler on stored level-0 texels.
 
     ``arrival`` is the order in which workgroups reach the counter (default: index order).
-    Returns the stored levels, the trace and the index of the workgroup that ran the tail.
+    ``split`` (``spd-split``): no counter; the levels from 6 on are made by the one workgroup of a
+    second dispatch (invocation ids from 0), the same tile64 pass on the same level 6.
+    Returns the stored levels, the trace and the index of the workgroup that ran the tail
+    (-1 with ``split``: a dispatch of its own).
     """
     level0 = np.asarray(level0)
     h, w = level0.shape[:2]
@@ -77,14 +80,15 @@ def spd_chain(level0: Texels, fmt: Format, device: Device = DEFAULT_DEVICE, arri
         tile64_pass(m, _main_lanes(plan), 0, plan.main_levels, device)
         order = list(range(plan.workgroups)) if arrival is None else list(arrival)
         counter = 0
-        for wg in order:  # invocation 0 of each workgroup: atomicAdd(counter, 1)
+        for wg in order if not split else ():  # invocation 0 of each workgroup: atomicAdd(counter, 1)
             if counter == plan.workgroups - 1:
                 last = wg
             counter += 1
         if plan.tail_levels:
             local = np.arange(SPD_LOCAL)
             zero = np.zeros(SPD_LOCAL, np.int64)
-            lanes = Lanes(last * SPD_LOCAL + local, zero + last, local, local, zero, zero,
+            wg = 0 if split else last
+            lanes = Lanes(wg * SPD_LOCAL + local, zero + wg, local, local, zero, zero,
                           np.ones(SPD_LOCAL, bool))
             tile64_pass(m, lanes, 6, plan.tail_levels, device)
     return [level0] + [encode(v, fmt) for v in values[1:]], tr, last

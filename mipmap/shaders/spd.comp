@@ -14,6 +14,7 @@ layout(local_size_x = 256) in;
 void main() {
     loadTables();
     uint local = gl_LocalInvocationIndex;
-    tile64Pass(0u, MAIN_LEVELS, ivec2(gl_WorkGroupID.xy) * 64, true, local);
+    // INPUT_LEVEL 0; 6 in spd-split's second dispatch (one workgroup: level 6 as one tile)
+    tile64Pass(INPUT_LEVEL, MAIN_LEVELS, ivec2(gl_WorkGroupID.xy) * 64, true, local);
     if (HAS_TAIL != 0u && arriveLast(true)) tile64Pass(6u, pc.tailLevels, ivec2(0), true, local);
 }

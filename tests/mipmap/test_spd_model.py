@@ -65,3 +65,21 @@ def test_spd_drops_the_odd_last_row_and_column():
 def test_spd_refuses_more_than_4096(size):
     with pytest.raises(ScenarioError, match="at most 4096x4096"):
         spd_chain(np.zeros(size[::-1] + (1,), np.float32), FORMATS["r32f"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(SIDE, SIDE, st.sampled_from(sorted(FORMATS)), DEVICES)
+def test_spd_split_is_the_same_chain_with_the_tail_in_a_dispatch_of_its_own(w, h, fmt_name, device):
+    """``spd-split``: SPD's main pass, then levels 7.. by the one workgroup of a second dispatch
+    (no counter): the same values as the single pass, each texel written once."""
+    fmt = FORMATS[fmt_name]
+    level0 = random_level0(w, h, fmt, w * 7 + h)
+    plan = spd_plan(w, h)
+    got, tr, last = spd_chain(level0, fmt, device, trace=True, split=True)
+    for g, r in zip(got, spd_reference(level0, fmt), strict=True):
+        assert np.array_equal(bits(g), bits(r))
+    assert last == -1
+    for level in range(7, plan.mips + 1):
+        assert set(np.unique(tr.writer[level])) <= set(range(256))  # workgroup 0 of the second dispatch
+    for level in range(1, plan.mips + 1):
+        assert tr.writes[level].min() == 1 and tr.writes[level].max() == 1

@@ -74,7 +74,7 @@ def test_devices_lists_the_device(vk_ctx, capsys):
     (["run", "--size", "4", "4", "--format", "bgr565"],
      "turnip-fdm: error: format: must be one of r32f, rgba8, srgba8, rgba16f, got 'bgr565'"),
     (["run", "--size", "4", "4", "--algorithm", "box"],
-     "turnip-fdm: error: algorithm: must be one of tiled, spd, blit, got 'box'"),
+     "turnip-fdm: error: algorithm: must be one of tiled, spd, spd-split, blit, got 'box'"),
     ([], "turnip-fdm: error: mipmap: needs a sub-command: run or devices"),
 ])
 def test_bad_input_is_one_line_and_status_2(capsys, argv, line):

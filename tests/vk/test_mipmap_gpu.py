@@ -5,7 +5,7 @@ import pytest
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
 from mipmap.gpu import MipmapRunner, fma_rounds_once, srgb_decode_exact
-from mipmap.plan import tiled_plan
+from mipmap.plan import SPD_RULE, tiled_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
 from turnip_base.errors import ScenarioError
@@ -39,14 +39,14 @@ CASES = [(f, True) for f in sorted(FORMATS)] + [("r32f", False), ("srgba8", Fals
 
 
 @pytest.mark.parametrize("fmt_name,shuffle", CASES, ids=[f"{f}-{'shuffle' if s else 'shared'}" for f, s in CASES])
-@pytest.mark.parametrize("algorithm", ["tiled", "spd"])
+@pytest.mark.parametrize("algorithm", ["tiled", "spd", "spd-split"])
 def test_device_matches_model(vk, runners, fmt_name, algorithm, shuffle):
     fmt = FORMATS[fmt_name]
     runner = runner_for(vk, runners, fmt_name, shuffle)
     for w, h in SIZES:
         level0 = random_level0(w, h, fmt, seed=w * 31 + h)
         got = runner.generate(algorithm, level0)
-        model = spd_reference(level0, fmt) if algorithm == "spd" else stored_chain(level0, fmt)
+        model = spd_reference(level0, fmt) if algorithm in SPD_RULE else stored_chain(level0, fmt)
         cmp = compare_chain(got, model, fmt)
         assert cmp.ok, f"{algorithm} {w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
         assert np.array_equal(got[0], level0)
