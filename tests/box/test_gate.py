@@ -109,13 +109,20 @@ def test_kept_scenarios_are_files_box_plan_accepts(box: Box, tmp_path: Path) -> 
     assert p.returncode == 0 and "gen5-00000.a730 on a730: agree" in p.stdout, p.stdout + p.stderr
 
 
+def _default_sigint() -> None:
+    """In the child: Ctrl-C's default action, not an ignored SIGINT inherited from a test run
+    started in the background (`cmd &` in a script), which the command rightly keeps ignoring."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_prints_the_counts_so_far_and_the_junit(box: Box, tmp_path: Path) -> None:
     junit = tmp_path / "j.xml"
     # 2,000 runs take over a minute on 2 cores: the interrupt lands mid-run however fast the box
     # is; unbuffered, so that the first line arrives when it is printed (a pipe buffers it)
     proc = subprocess.Popen([sys.executable, "-m", "turnip_fdm", "box", "check", "--generated", "2000", "--jobs", "2",
                              "--junit", str(junit)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                            text=True, start_new_session=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                            preexec_fn=_default_sigint)
     assert proc.stdout is not None
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # wait for the run to start comparing
