@@ -33,12 +33,7 @@ from .decode import Phase, Slot
 from .pm4 import (
     CP_DRAW_INDX_OFFSET,
     DI_PT_RECTLIST,
-    RM6_BINNING,
-    RM6_BYPASS,
-    RM6_ENDVIS,
-    RM6_GMEM,
-    RM6_RESOLVE,
-    Listener,
+    BinPhases,
     walk,
 )
 from .rd import Dump
@@ -90,29 +85,11 @@ def fs_of(values: tuple[int, ...], views: int) -> tuple[ResolveFs, ...]:
 
 
 @attrs.define
-class _Listener(Listener):
+class _Listener(BinPhases):
     table: R.Table = R.A6XX_A7XX
-    regs: dict[int, int] = attrs.field(factory=dict)
-    bins: list[dict[str, Any]] = attrs.field(factory=list)
-    current: dict[str, Any] | None = None
 
-    def reg(self, reg: int, value: int) -> None:
-        self.regs[reg] = value
-
-    def reg_block(self, reg: int, values: tuple[int, ...]) -> None:
-        self.regs.update(zip(range(reg, reg + len(values)), values, strict=True))
-
-    def reg_map(self, writes: dict[int, int]) -> None:
-        self.regs.update(writes)
-
-    def marker(self, mode: int) -> None:
-        kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
-        if kind is not None:
-            self.current = {"kind": kind, "draws": 0, "last": None, "patches": [], "resolving": False}
-            if kind == "gmem":
-                self.bins.append(self.current)
-        elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
-            self.current["resolving"] = True
+    def new_phase(self, kind: str) -> dict[str, Any]:
+        return {"kind": kind, "draws": 0, "last": None, "patches": [], "resolving": False}
 
     def mem_write(self, addr: int, values: tuple[int, ...]) -> None:
         cur = self.current

@@ -29,10 +29,8 @@ from .pm4 import (
     CP_DRAW_INDX_OFFSET,
     CP_LOAD_STATE6_GEOM,
     DI_PT_RECTLIST,
-    RM6_BINNING,
-    RM6_BYPASS,
+    PHASE_KINDS,
     RM6_ENDVIS,
-    RM6_GMEM,
     RM6_RESOLVE,
     Listener,
     walk,
@@ -146,7 +144,7 @@ class _Phases(Listener):
             cur["written"].update(written)
 
     def marker(self, mode: int) -> None:
-        kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
+        kind = PHASE_KINDS.get(mode)
         self.coords = None
         if kind is not None:
             self.current = {"kind": kind, "at_draw": None, "patches": [], "stores": [], "clears": [],

@@ -153,6 +153,44 @@ class Listener:
         pass
 
 
+#: the render-mode markers that open a phase of the pass, by the name the decoders give it
+PHASE_KINDS = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}
+
+
+@attrs.define
+class BinPhases(Listener):
+    """A listener that keeps the register file as the walk leaves it (register -> last value) and
+    a record per rendered bin: each marker of :data:`PHASE_KINDS` opens a phase
+    (:meth:`new_phase` makes its record; a GMEM one is appended to ``bins``), and
+    ``RM6_ENDVIS``/``RM6_RESOLVE`` mark the phase's ``resolving`` part (the stores after the draws)."""
+
+    regs: dict[int, int] = attrs.field(factory=dict)
+    bins: list[dict[str, Any]] = attrs.field(factory=list)
+    current: dict[str, Any] | None = None
+
+    def new_phase(self, kind: str) -> dict[str, Any]:
+        """The record of a phase that starts; it must hold ``resolving`` (False)."""
+        return {"kind": kind, "resolving": False}
+
+    def reg(self, reg: int, value: int) -> None:
+        self.regs[reg] = value
+
+    def reg_block(self, reg: int, values: tuple[int, ...]) -> None:
+        self.regs.update(zip(range(reg, reg + len(values)), values, strict=True))
+
+    def reg_map(self, writes: dict[int, int]) -> None:
+        self.regs.update(writes)
+
+    def marker(self, mode: int) -> None:
+        kind = PHASE_KINDS.get(mode)
+        if kind is not None:
+            self.current = self.new_phase(kind)
+            if kind == "gmem":
+                self.bins.append(self.current)
+        elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
+            self.current["resolving"] = True
+
+
 @attrs.frozen
 class Program:
     """An IB compiled once for replay: runs of register writes (type-4 packets,

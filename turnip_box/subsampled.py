@@ -51,12 +51,7 @@ from .pm4 import (
     CP_DRAW_INDX_OFFSET,
     CP_LOAD_STATE6_GEOM,
     DI_PT_RECTLIST,
-    RM6_BINNING,
-    RM6_BYPASS,
-    RM6_ENDVIS,
-    RM6_GMEM,
-    RM6_RESOLVE,
-    Listener,
+    BinPhases,
     walk,
 )
 from .rd import Dump
@@ -105,34 +100,16 @@ def _is_metadata(values: tuple[int, ...]) -> bool:
 
 
 @attrs.define
-class _Listener(Listener):
+class _Listener(BinPhases):
     table: R.Table = R.A6XX_A7XX
-    regs: dict[int, int] = attrs.field(factory=dict)
-    bins: list[dict[str, Any]] = attrs.field(factory=list)
-    current: dict[str, Any] | None = None
     metadata: list[tuple[int, ...]] = attrs.field(factory=list)
     #: metadata-shaped writes before any render-mode marker: a pass that renders no bin and runs no
     #: binning pass emits no marker at all (compare.stream_mode), yet tu_emit_subsampled writes
     unphased: list[tuple[int, ...]] = attrs.field(factory=list)
     ubos: list[tuple[int, int]] = attrs.field(factory=list)
 
-    def reg(self, reg: int, value: int) -> None:
-        self.regs[reg] = value
-
-    def reg_block(self, reg: int, values: tuple[int, ...]) -> None:
-        self.regs.update(zip(range(reg, reg + len(values)), values, strict=True))
-
-    def reg_map(self, writes: dict[int, int]) -> None:
-        self.regs.update(writes)
-
-    def marker(self, mode: int) -> None:
-        kind = {RM6_BINNING: "binning", RM6_GMEM: "gmem", RM6_BYPASS: "sysmem"}.get(mode)
-        if kind is not None:
-            self.current = {"kind": kind, "drawn": False, "resolving": False, "pred": None, "fast": [], "a2d": []}
-            if kind == "gmem":
-                self.bins.append(self.current)
-        elif mode in (RM6_ENDVIS, RM6_RESOLVE) and self.current is not None:
-            self.current["resolving"] = True
+    def new_phase(self, kind: str) -> dict[str, Any]:
+        return {"kind": kind, "drawn": False, "resolving": False, "pred": None, "fast": [], "a2d": []}
 
     def predicate(self, bits: int, mask: int) -> None:
         cur = self.current
