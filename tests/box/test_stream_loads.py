@@ -19,7 +19,6 @@ from the code under test; and one planted model bug the box must catch.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from fdm.clears import tu6_emit_blit_scissor
 from turnip_box import compare as C
 from turnip_box.decode import Phase, driver_pass
 from turnip_box.rd import read_rd
+from turnip_box.root import Box
 
 from .streams import f32bits, pkt4, pkt7, rd_file, xy
 
@@ -166,18 +166,11 @@ def test_compare_loads_and_fast_store_rects() -> None:
 # ---- a planted model bug the box catches -------------------------------------------------------
 
 @pytest.mark.box
-def test_planted_load_coords_without_hw_offset_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_planted_load_coords_without_hw_offset_is_caught(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
     """``fdm_apply_load_coords`` subtracts viewport 0's ``o'`` from ``b_cs``: a model that forgets
     it agrees on every other field and differs in ``load_rects`` (a750 scales bins in hardware)."""
-    from turnip_base.errors import NotSupported
     from turnip_box.check import AGREE, DIFFER, check, items_of
-    from turnip_box.root import find_box
-    try:
-        box = find_box()
-    except NotSupported as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
+
     items = items_of([("offset_load", fdm.parse_scenario(_offset_load()))], ["a750"])
     (clean,) = check(box, items)
     assert clean.status == AGREE, [x.line() for x in clean.differences] or clean.why

@@ -18,7 +18,6 @@ box must catch on a shipped scenario.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ from fdm.patch import BLT_NO_COORD, r3d_coords, store_3d_blit_coords, takes_stor
 from turnip_box import compare as C
 from turnip_box.decode import Phase, driver_pass
 from turnip_box.rd import read_rd
+from turnip_box.root import Box
 
 from .streams import f32bits, pkt4, pkt7, rd_file, xy
 
@@ -138,19 +138,12 @@ def test_compare_3d_store_coords() -> None:
 # ---- a planted model bug the box catches -------------------------------------------------------
 
 @pytest.mark.box
-def test_planted_inclusive_3d_store_corners_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_planted_inclusive_3d_store_corners_are_caught(box: Box, monkeypatch: pytest.MonkeyPatch) -> None:
     """``r3d_coords`` writes half-open ends (``offset + extent``); a model that gives the 3D store
     the A2D store's inclusive corners (``offset + extent - 1``) agrees on every other field and
     differs in ``store_3d_coords`` on the shipped scenario, on a6xx, a7xx and a8xx."""
-    from turnip_base.errors import NotSupported
     from turnip_box.check import AGREE, DIFFER, check, items_of
-    from turnip_box.root import find_box
-    try:
-        box = find_box()
-    except NotSupported as e:
-        if os.environ.get("CI"):
-            pytest.fail(f"CI builds the box before the tests: {e}")
-        pytest.skip(str(e))
+
     items = items_of([("msaa_store_3d", fdm.load_scenario(str(ROOT / SCENARIO)))], ["a618", "a750", "a830"])
     clean = check(box, items)
     assert all(o.status == AGREE for o in clean), [x.line() for o in clean for x in o.differences]

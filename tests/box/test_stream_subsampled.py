@@ -5,14 +5,12 @@ a hand-made stream, no box needed: the packets are written out from tu_clear_bli
 
 from __future__ import annotations
 
-import gzip
-import struct
 from pathlib import Path
 
 from turnip_box import subsampled as S
-from turnip_box.rd import RD_BUFFER_CONTENTS, RD_CHIP_ID, RD_CMDSTREAM_ADDR, RD_GPU_ID, RD_GPUADDR, read_rd
+from turnip_box.rd import read_rd
 
-from .streams import f32bits, pkt4, pkt7, section, xy
+from .streams import A750, f32bits, pkt4, pkt7, rd_file, xy
 
 IB1, UBO = 0x1000, 0x8000
 
@@ -42,13 +40,7 @@ def test_decoder_reads_stores_metadata_and_aprons(tmp_path: Path) -> None:
     blit = [f32bits(v) for v in (64.0, 0.0, 256.0, 0.0, 66.0, 80.0, 260.0, 80.0)]
     d0 = 0 | 2 << 14 | 0 << 16 | 8 << 18 | 1 << 22                   # ST6_UBO, SS6_DIRECT, SB6_VS_SHADER
     ib1 += pkt7(0x32, d0, 0, 0, UBO, 2 << 17)                        # a UBO of 2 vec4: one blit
-    raw = section(RD_GPU_ID, struct.pack("<I", 750)) + section(RD_CHIP_ID, struct.pack("<Q", 0x07030001))
-    for addr, words in {IB1: ib1, UBO: blit, 0x9000: [0] * 32}.items():
-        data = struct.pack(f"<{len(words)}I", *words)
-        raw += section(RD_GPUADDR, struct.pack("<III", addr, len(data), 0)) + section(RD_BUFFER_CONTENTS, data)
-    raw += section(RD_CMDSTREAM_ADDR, struct.pack("<III", IB1, len(ib1), 0))
-    p = tmp_path / "s.rd.gz"
-    p.write_bytes(gzip.compress(raw))
+    p = rd_file(tmp_path, {IB1: ib1, UBO: blit, 0x9000: [0] * 32}, IB1, len(ib1), gpu=A750)
     got = S.driver_subsampled(read_rd(p))
     (b,) = got.bins
     assert b.fast_store is None
@@ -71,12 +63,6 @@ def test_metadata_of_a_pass_with_no_marker(tmp_path: Path) -> None:
     header = [f32bits(1.0), f32bits(1.0), 0, 0, 1, 0, 0, 0]
     bins = [f32bits(1.0), f32bits(1.0), 0, 0]
     ib1 = pkt7(0x3D, 0x9000, 0, *header, *bins)
-    raw = section(RD_GPU_ID, struct.pack("<I", 750)) + section(RD_CHIP_ID, struct.pack("<Q", 0x07030001))
-    for addr, words in {IB1: ib1, 0x9000: [0] * 16}.items():
-        data = struct.pack(f"<{len(words)}I", *words)
-        raw += section(RD_GPUADDR, struct.pack("<III", addr, len(data), 0)) + section(RD_BUFFER_CONTENTS, data)
-    raw += section(RD_CMDSTREAM_ADDR, struct.pack("<III", IB1, len(ib1), 0))
-    p = tmp_path / "s.rd.gz"
-    p.write_bytes(gzip.compress(raw))
+    p = rd_file(tmp_path, {IB1: ib1, 0x9000: [0] * 16}, IB1, len(ib1), gpu=A750)
     got = S.driver_subsampled(read_rd(p))
     assert got.bins == () and got.metadata == (tuple(header + bins),) and got.aprons == ()
