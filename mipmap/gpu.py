@@ -11,9 +11,10 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Sequence
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
+from numpy.typing import NDArray
 
 from turnip_base.errors import NotSupported, ScenarioError
 from turnip_base.harness import Handle, Vulkan
@@ -135,28 +136,41 @@ def fma_rounds_once(ctx: Vulkan) -> bool:
     return _FMA_ROUNDS_ONCE[ctx]
 
 
-def _probe_fma(ctx: Vulkan) -> bool:
+def _run_probe(ctx: Vulkan, spv: str, out_bytes: int, inputs: Sequence[tuple[int, Any]] = (),
+               before: Callable[[Handle], None] | None = None) -> NDArray[np.uint8]:
+    """Run a one-workgroup probe shader: descriptors ``inputs`` (type, info) at bindings 0.., then a
+    host-visible storage buffer of ``out_bytes`` at the next binding, which is read back; ``before``
+    records what the probe needs first (an upload)."""
     vk = ctx.vk
+    sb = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+    out = ctx.buffer(out_bytes, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
+    types = [t for t, _ in inputs] + [sb]
+    set_layout = ctx.descriptor_set_layout([(i, t, 1) for i, t in enumerate(types)])
+    layout = ctx.pipeline_layout(set_layout, 0)
+    pipe = ctx.compute_pipeline(load_spv(spv), layout)
+    dset = ctx.allocate_set(ctx.descriptor_pool([(t, types.count(t)) for t in dict.fromkeys(types)], 1), set_layout)
+    infos = [info for _, info in inputs] + [vk.VkDescriptorBufferInfo(buffer=out.handle, offset=0, range=out_bytes)]
+    writes = [vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=i, descriptorType=t,
+                                      **({"pBufferInfo": [info]} if t == sb else {"pImageInfo": [info]}))
+              for i, (t, info) in enumerate(zip(types, infos, strict=True))]
+    vk.vkUpdateDescriptorSets(ctx.device, len(writes), writes, 0, None)
+
+    def record(cb: Handle) -> None:
+        if before is not None:
+            before(cb)
+        vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
+        vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [dset], 0, None)
+        vk.vkCmdDispatch(cb, 1, 1, 1)
+        ctx.memory_barrier(cb, vk.VK_ACCESS_SHADER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
+                           vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
+
+    ctx.run(record)
+    return out.read(out_bytes)
+
+
+def _probe_fma(ctx: Vulkan) -> bool:
     with ctx.scope():
-        sb = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-        out = ctx.buffer(256 * 4, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
-        set_layout = ctx.descriptor_set_layout([(0, sb, 1)])
-        layout = ctx.pipeline_layout(set_layout, 0)
-        pipe = ctx.compute_pipeline(load_spv("probe.spv"), layout)
-        dset = ctx.allocate_set(ctx.descriptor_pool([(sb, 1)], 1), set_layout)
-        info = vk.VkDescriptorBufferInfo(buffer=out.handle, offset=0, range=256 * 4)
-        write = vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=0, descriptorType=sb, pBufferInfo=[info])
-        vk.vkUpdateDescriptorSets(ctx.device, 1, [write], 0, None)
-
-        def record(cb: Handle) -> None:
-            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
-            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [dset], 0, None)
-            vk.vkCmdDispatch(cb, 1, 1, 1)
-            ctx.memory_barrier(cb, vk.VK_ACCESS_SHADER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
-                               vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
-
-        ctx.run(record)
-        got = out.read(256 * 4).view(np.uint32)
+        got = _run_probe(ctx, "probe.spv", 256 * 4).view(np.uint32)
     return bool(np.array_equal(got, unorm_lut().view(np.uint32)))
 
 
@@ -196,20 +210,10 @@ def _probe_srgb(ctx: Vulkan) -> bool:
         codes = np.repeat(np.arange(256, dtype=np.uint8), 4)
         staging = ctx.buffer(codes.nbytes, vk.VK_BUFFER_USAGE_TRANSFER_SRC_BIT, host_visible=True)
         staging.write(codes)
-        out = ctx.buffer(256 * 16, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
-        cis, sb = vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-        set_layout = ctx.descriptor_set_layout([(0, cis, 1), (1, sb, 1)])
-        layout = ctx.pipeline_layout(set_layout, 0)
-        pipe = ctx.compute_pipeline(load_spv("probe_srgb.spv"), layout)
-        dset = ctx.allocate_set(ctx.descriptor_pool([(cis, 1), (sb, 1)], 1), set_layout)
         iinfo = vk.VkDescriptorImageInfo(sampler=nearest_sampler(ctx), imageView=img.views[0],
                                          imageLayout=vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
-        binfo = vk.VkDescriptorBufferInfo(buffer=out.handle, offset=0, range=256 * 16)
-        writes = [vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=0, descriptorType=cis, pImageInfo=[iinfo]),
-                  vk.VkWriteDescriptorSet(dstSet=dset, dstBinding=1, descriptorType=sb, pBufferInfo=[binfo])]
-        vk.vkUpdateDescriptorSets(ctx.device, 2, writes, 0, None)
 
-        def record(cb: Handle) -> None:
+        def upload(cb: Handle) -> None:
             img.barrier(cb, vk.VK_IMAGE_LAYOUT_UNDEFINED, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 0,
                         vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                         vk.VK_PIPELINE_STAGE_TRANSFER_BIT)
@@ -223,14 +227,10 @@ def _probe_srgb(ctx: Vulkan) -> bool:
             img.barrier(cb, vk.VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, vk.VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
                         vk.VK_ACCESS_TRANSFER_WRITE_BIT, vk.VK_ACCESS_SHADER_READ_BIT,
                         vk.VK_PIPELINE_STAGE_TRANSFER_BIT, vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT)
-            vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, pipe)
-            vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, 1, [dset], 0, None)
-            vk.vkCmdDispatch(cb, 1, 1, 1)
-            ctx.memory_barrier(cb, vk.VK_ACCESS_SHADER_WRITE_BIT, vk.VK_ACCESS_HOST_READ_BIT,
-                               vk.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, vk.VK_PIPELINE_STAGE_HOST_BIT)
 
-        ctx.run(record)
-        got = out.read(256 * 16).view(np.float32).reshape(256, 4)
+        raw = _run_probe(ctx, "probe_srgb.spv", 256 * 16,
+                         [(vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, iinfo)], before=upload)
+    got = raw.view(np.float32).reshape(256, 4)
     colour = np.ascontiguousarray(got[:, :3]).view(np.uint32)
     want = np.repeat(srgb_lut().view(np.uint32)[:, None], 3, axis=1)
     return bool(np.array_equal(colour, want) and np.array_equal(got[:, 3], np.arange(256, dtype=np.float32)))
