@@ -197,6 +197,21 @@ class _Grid:
                 ty = ffma_np(self.v[ya:yb], bd[1], bd[3], rec.fused).astype(np.float64) * h0
                 yield xa, xb, ya, yb, mask, tx, ty
 
+    def blocks(self, part: tuple[int, int] = (0, 1), block: int = BLOCK
+               ) -> Iterator[tuple[int, int, int, int, BoolArray, int, int, FloatArray, FloatArray]]:
+        """``(x0, y0, x1, y1, rendered, xa, ya, tx, ty)`` of every block of at most ``block`` x
+        ``block`` pixels ``[x0, x1) x [y0, y1)`` inside one bin of :meth:`regions` (``part``) with a
+        rendered pixel: the block's rendered mask, and its bin's start and texel coordinates
+        (``tx``, ``ty`` of the bin, indexed from ``xa``, ``ya``)."""
+        for xa, xb, ya, yb, mask, tx, ty in self.regions(part):
+            for y0 in range(ya, yb, block):
+                y1 = min(y0 + block, yb)
+                for x0 in range(xa, xb, block):
+                    x1 = min(x0 + block, xb)
+                    m = mask[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
+                    if m.any():
+                        yield x0, y0, x1, y1, m, xa, ya, tx, ty
+
 
 def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing, border: float = BORDER,
                  block: int = BLOCK, part: tuple[int, int] = (0, 1)) -> Iterator[PixelBlock]:
@@ -208,21 +223,13 @@ def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing
     filter = as_filter(filter)
     addressing = as_addressing(addressing)
     g = _Grid.of(rec)
-    for xa, xb, ya, yb, mask_bin, tx, ty in g.regions(part):
-        for y0 in range(ya, yb, block):
-            y1 = min(y0 + block, yb)
-            for x0 in range(xa, xb, block):
-                x1 = min(x0 + block, xb)
-                m = mask_bin[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
-                if not m.any():
-                    continue
-                a = sample_grid(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya], filter, addressing,
-                                border)
-                b = sample_grid(rec.expanded, g.ref_tx[x0:x1], g.ref_ty[y0:y1], filter, addressing, border)
-                if not m.all():
-                    a[~m] = np.nan
-                    b[~m] = np.nan
-                yield PixelBlock(x0=x0, y0=y0, x1=x1, y1=y1, subsampled=a, expanded=b)
+    for x0, y0, x1, y1, m, xa, ya, tx, ty in g.blocks(part, block):
+        a = sample_grid(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya], filter, addressing, border)
+        b = sample_grid(rec.expanded, g.ref_tx[x0:x1], g.ref_ty[y0:y1], filter, addressing, border)
+        if not m.all():
+            a[~m] = np.nan
+            b[~m] = np.nan
+        yield PixelBlock(x0=x0, y0=y0, x1=x1, y1=y1, subsampled=a, expanded=b)
 
 
 #: a bound on how far :func:`sample_grid_near` lies from :func:`sample_grid` (LINEAR,

@@ -27,7 +27,7 @@ from ..options import Addressing, Filter
 from ..solver import SubsampledLayout
 from ._types import BoolArray, F32Array, FloatArray, Pair
 from .apron_blits import ApronDrop
-from .grid import BLOCK, NEAR_BOUND, _Grid, pixel_blocks, sample_grid, sample_grid_near
+from .grid import NEAR_BOUND, _Grid, pixel_blocks, sample_grid, sample_grid_near
 from .reference_scene import scene
 from .sampler import BORDER
 from .view import ViewReconstruction, reconstruct_view
@@ -242,27 +242,20 @@ def picture_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *
 
     def work(i: int) -> FloatArray:
         err = np.full((-(-H // k), -(-W // k)), np.nan)
-        for xa, xb, ya, yb, mask, tx, ty in grid.regions(part=(i, n)):
-            for y0 in range(ya, yb, BLOCK):
-                y1 = min(y0 + BLOCK, yb)
-                for x0 in range(xa, xb, BLOCK):
-                    x1 = min(x0 + BLOCK, xb)
-                    m = mask[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
-                    if not m.any():
-                        continue
-                    e = sample_grid_near(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya])
-                    e -= sample_grid_near(rec.expanded, grid.ref_tx[x0:x1], grid.ref_ty[y0:y1])
-                    np.abs(e, out=e)
-                    if not m.all():
-                        e[~m] = np.nan
-                    # the reduced grid's pixels in the block, sampled exactly
-                    fx, fy = -(-(x0 - c) // k) * k + c, -(-(y0 - c) // k) * k + c
-                    if fx < x1 and fy < y1:
-                        r = sample_grid(rec.subsampled, tx[fx - xa:x1 - xa:k], ty[fy - ya:y1 - ya:k], "linear",
-                                        "clamp_to_edge")
-                        r[~m[fy - y0::k, fx - x0::k]] = np.nan
-                        recon[fy // k:(y1 - 1 - c) // k + 1, fx // k:(x1 - 1 - c) // k + 1] = r
-                    _reduce_max(err, e, x0, y0, k)
+        for x0, y0, x1, y1, m, xa, ya, tx, ty in grid.blocks(part=(i, n)):
+            e = sample_grid_near(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya])
+            e -= sample_grid_near(rec.expanded, grid.ref_tx[x0:x1], grid.ref_ty[y0:y1])
+            np.abs(e, out=e)
+            if not m.all():
+                e[~m] = np.nan
+            # the reduced grid's pixels in the block, sampled exactly
+            fx, fy = -(-(x0 - c) // k) * k + c, -(-(y0 - c) // k) * k + c
+            if fx < x1 and fy < y1:
+                r = sample_grid(rec.subsampled, tx[fx - xa:x1 - xa:k], ty[fy - ya:y1 - ya:k], "linear",
+                                "clamp_to_edge")
+                r[~m[fy - y0::k, fx - x0::k]] = np.nan
+                recon[fy // k:(y1 - 1 - c) // k + 1, fx // k:(x1 - 1 - c) // k + 1] = r
+            _reduce_max(err, e, x0, y0, k)
         return err
 
     if n == 1:
