@@ -3,12 +3,14 @@
     python bench/layout_breakdown.py [bench/vr3840.toml] [--repeat 3] [--out FILE.md]
 
 Each step is run ``--repeat`` times on its own, serially, after one unmeasured run of the whole
-``layout_files`` (page cache, lazy imports), and the least CPU time of the process
-(``time.process_time``: every thread of it; the offset sweep's child process is not in it) is
-reported, with the wall time of that run.  The start-up (``python -c`` importing what ``layout``
-imports: its registrar, then Pillow) is timed as separate processes.  The last rows time the
-whole ``layout_files`` with one view at a time (``VIEWS_AT_ONCE = 1``, the default since issue
-22) and with two.  Not a test: nothing here asserts a speed; compare figures of one run only.
+``layout_files`` (page cache, lazy imports), and the least CPU time is reported (of the process,
+every thread, ``time.process_time``, and of the child processes it waited for: the views' and
+the offset sweep's children of ``layout_files``), with the wall time of that run.  A view's
+steps run with one sampling thread, as in its child.  The start-up (``python -c`` importing
+what ``layout`` imports: its registrar, then Pillow) is timed as separate processes.  The last
+rows time the whole ``layout_files`` with at most one view's child at a time
+(``VIEWS_AT_ONCE = 1``) and with two (the default on 2 CPUs since issue 22's part 3).  Not a
+test: nothing here asserts a speed; compare figures of one run only.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import subprocess
 import sys
 import time
@@ -26,13 +29,19 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _cpu() -> float:
+    """CPU time of this process (every thread) and of the child processes it waited for."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + r.ru_utime + r.ru_stime
+
+
 def _best(fn: Callable[[], Any], repeat: int) -> tuple[float, float, Any]:
     """The least CPU time of ``repeat`` runs of ``fn``, the wall time of that run, its result."""
     best: tuple[float, float, Any] = (float("inf"), 0.0, None)
     for _ in range(repeat):
-        w, c = time.perf_counter(), time.process_time()
+        w, c = time.perf_counter(), _cpu()
         out = fn()
-        cpu, wall = time.process_time() - c, time.perf_counter() - w
+        cpu, wall = _cpu() - c, time.perf_counter() - w
         if cpu < best[0]:
             best = (cpu, wall, out)
     return best
@@ -78,14 +87,15 @@ def main(argv: list[str] | None = None) -> int:
     layout = step("solve the subsampled layout", lambda: tu_calc_subsampled(plan))
     report.layout_files(plan)   # unmeasured: lazy imports, page cache
     sweep = step("the page's FDM-offset sweep (a child process in layout_files)", lambda: offset_sweep(plan))
+    # each view's steps below run here, serially, one sampling thread (as in a view's child)
     page_pics = []
     for v in range(plan.scenario.fdm_layers):
         step(f"view {v}: render, store, aprons, metadata (reconstruct_view)",
              lambda v=v: reconstruct_view(plan, layout, v, keep_stored=False))
         step(f"view {v}: the same and every pixel centre sampled (picture_rasters)",
-             lambda v=v: picture_rasters(plan, layout, v))
+             lambda v=v: picture_rasters(plan, layout, v, workers=1))
         drawn, pics = step(f"view {v}: the same and the (c) pictures drawn (rasters, heat map)",
-                           lambda v=v: report._reconstruction(plan, layout, v))
+                           lambda v=v: report._reconstruction(plan, layout, v, workers=1))
         aprons = tu_calc_subsampled_aprons(layout, v)
         canvases = [(f"framebuffer_v{v}", framebuffer_picture(plan, v)),
                     (f"subsampled_v{v}", subsampled_picture(layout, v, aprons))] + [(s, c) for s, c, _ in drawn]
@@ -98,8 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     step("index.html", lambda: page_html(data))
     for n in (1, 2):
         report.VIEWS_AT_ONCE = n
-        step(f"layout_files, {n} view(s) at a time (the sweep's child not counted)", lambda: report.layout_files(plan))
-    report.VIEWS_AT_ONCE = 1
+        step(f"layout_files, at most {n} view(s) at a time (child processes included)",
+             lambda: report.layout_files(plan))
+    report.VIEWS_AT_ONCE = None
     load1 = os.getloadavg()
 
     lines = [f"`bench/layout_breakdown.py {Path(a.scenario).name}`: {platform.processor() or platform.machine()}, "

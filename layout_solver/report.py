@@ -104,13 +104,12 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
     return gray_rgb(a, lo, span, (210, 225, 240))
 
 
-#: views :func:`layout_files` reconstructs at the same time (each holds about 10 bytes per
-#: framebuffer pixel while it runs).  One: a view's sampling is shared by the CPUs instead
-#: (metadata bin rows), and the pictures of the view before are encoded meanwhile.  Two views
-#: at once, one thread each, need twice the memory (vr3840: 505 MB against 318 MB) and were
-#: no faster on the shared 2-CPU machine of issue 22 (10-30 % slower in three A/B runs of
-#: layout_files, 15 % faster in one: within its noise; bench/layout_breakdown.py's last rows)
-VIEWS_AT_ONCE = 1
+#: views whose (c) pictures :func:`layout_files` computes at the same time where it can fork:
+#: one forked child process per view (:class:`_ViewJobs`), up to one per CPU.  A view's work is
+#: numpy with Python between its calls (about 1,200 blocks and blits a view): threads of one
+#: process shared the GIL and used about 1.4 of 2 CPUs (issue 22); processes use both.  Where
+#: it cannot fork, one view at a time in a thread, its sampling shared by :data:`THREAD_WORKERS`
+VIEWS_AT_ONCE: int | None = None   # None: the CPUs
 #: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the
 #: reconstruction samples in bounded blocks, but holds the expanded, stored and subsampled
 #: float32 images of one view (about 16 bytes per framebuffer pixel: 4096x4096 stays under
@@ -133,24 +132,22 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
     :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels.  ``progress`` (optional) is told
     ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
     page built (:mod:`layout_solver.progress`)."""
-    # the page's offset sweep (Python: plans) in a child process while the reconstructions run
-    # (numpy: mostly outside the GIL), one view at a time (VIEWS_AT_ONCE), its sampling shared
-    # by the CPUs, while a background thread encodes the pictures drawn so far (zlib releases
-    # the GIL).  A thread of pure Python beside them would hold the GIL for the views' every
-    # numpy call (up to the 5 ms switch interval each): the sweep runs in a process of its own,
-    # forked before any thread starts
+    # the page's offset sweep (Python: plans) and every view's (c) pictures (numpy with Python
+    # between the calls) in forked child processes, while this process draws and encodes (a)
+    # and (b) and builds the page's data.  Every fork happens while no other thread runs (this
+    # process starts none where it forks): see _Forked
     sweep = _Forked(offset_sweep, plan)
-    background, pool = ThreadPoolExecutor(1), ThreadPoolExecutor(VIEWS_AT_ONCE)
-    failed = True
+    jobs: _ViewJobs | None = None
     try:
-        files = _layout_files(plan, views, progress, sweep, background, pool)
-        failed = False
-        return files
+        layout = tu_calc_subsampled(plan)
+        views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
+        jobs = _ViewJobs(plan, layout, views if layout.solved and reconstruction_drawn(plan) else [])
+        return _layout_files(plan, layout, views, progress, sweep, jobs)
     finally:
-        # an error or a Ctrl-C drops the queued work instead of finishing it first
+        # an error or a Ctrl-C ends the children still running instead of waiting for them
         sweep.cancel()
-        for ex in (pool, background):
-            ex.shutdown(wait=not failed, cancel_futures=failed)
+        if jobs is not None:
+            jobs.cancel()
 
 
 class _Forked:
@@ -167,7 +164,7 @@ class _Forked:
         self.pid: int | None = None
         self.fd = -1
         self.thread: Future[Any] | None = None
-        if not hasattr(os, "fork") or threading.active_count() > 1:
+        if not self.can_fork():
             ex = ThreadPoolExecutor(1)
             self.thread = ex.submit(fn, *args)
             ex.shutdown(wait=False)
@@ -187,6 +184,11 @@ class _Forked:
                 os._exit(status)
         os.close(w)
         self.pid, self.fd = pid, r
+
+    @staticmethod
+    def can_fork() -> bool:
+        """Whether a :class:`_Forked` made now forks (else it runs in a thread)."""
+        return hasattr(os, "fork") and threading.active_count() == 1
 
     def result(self) -> Any:
         if self.thread is not None:
@@ -218,12 +220,62 @@ def _encode(item: tuple[str, Canvas, str]) -> tuple[bytes, bytes]:
     return to_svg(item[1]).encode("utf-8"), to_png(item[1])
 
 
-def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: Progress | None,
-                  sweep: _Forked, background: ThreadPoolExecutor,
-                  pool: ThreadPoolExecutor) -> tuple[dict[str, bytes], str]:
-    layout = tu_calc_subsampled(plan)
+#: one encoded picture: (stem, SVG, PNG, caption)
+Encoded = tuple[str, bytes, bytes, str]
+#: sampling threads of a view computed in this process (where :class:`_ViewJobs` cannot fork)
+THREAD_WORKERS = 2
+
+
+def view_pictures(plan: RenderPassPlan, layout: SubsampledLayout, view: int, workers: int | None = None
+                  ) -> tuple[list[Encoded], JsonDoc]:
+    """The (c) pictures of ``view`` encoded and its entry of the page's pictures
+    (:func:`~layout_solver.page.pictures_json`): what a view's child process returns (bytes
+    and small arrays: a cheap pickle)."""
+    drawn, page_pics = _reconstruction(plan, layout, view, workers=workers)
+    return [(stem, *_encode((stem, canvas, caption)), caption) for stem, canvas, caption in drawn], \
+        pictures_json(page_pics)
+
+
+class _ViewJobs:
+    """:func:`view_pictures` of ``views``, each in a forked child (:class:`_Forked`, one
+    sampling thread), at most :data:`VIEWS_AT_ONCE` (the CPUs) at a time: they start in view
+    order, the next when :meth:`result` collects one (each child holds about 10 bytes per
+    framebuffer pixel while it runs).  Where :class:`_Forked` would not fork, one at a time in
+    a thread with :data:`THREAD_WORKERS` sampling threads (the work of issue 22's first part)."""
+
+    def __init__(self, plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int]) -> None:
+        self.plan, self.layout = plan, layout
+        self.fork = _Forked.can_fork()
+        cpus = os.cpu_count() or 1
+        self.at_once = max(1, min(len(views), VIEWS_AT_ONCE or cpus)) if self.fork else 1
+        self.waiting = list(views)
+        self.running: dict[int, _Forked] = {}
+        self._start()
+
+    def _start(self) -> None:
+        while self.waiting and len(self.running) < self.at_once:
+            v = self.waiting.pop(0)
+            self.running[v] = _Forked(view_pictures, self.plan, self.layout, v, 1 if self.fork else THREAD_WORKERS)
+
+    def result(self, view: int) -> tuple[list[Encoded], JsonDoc]:
+        """View ``view``'s result (waiting for it); then the next waiting view starts."""
+        job = self.running.pop(view)
+        try:
+            return job.result()   # type: ignore[no-any-return]
+        finally:
+            self._start()
+
+    def cancel(self) -> None:
+        """End every child still running; start no other."""
+        self.waiting.clear()
+        for job in self.running.values():
+            job.cancel()
+        self.running.clear()
+
+
+def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[int], progress: Progress | None,
+                  sweep: _Forked, jobs: _ViewJobs) -> tuple[dict[str, bytes], str]:
     draw_c = reconstruction_drawn(plan)
-    views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
     steps = len(views) * (1 + (5 if layout.solved and draw_c else 2)) + 1
     done = 0
 
@@ -233,33 +285,16 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
         if progress is not None:
             progress(done, steps, what)
 
-    pictures: list[tuple[str, Canvas, str]] = []
-    encoded: list[Future[tuple[bytes, bytes]]] = []
-    page_pictures: list[Future[JsonDoc]] = []
+    # (a) and (b) need no reconstruction: drawn and encoded here while the children compute (c)
+    ab: dict[int, list[Encoded]] = {}
     outside = 0
-    # the sampling threads of one view: the CPUs shared among the views reconstructed at once
-    workers = max(1, (os.cpu_count() or 1) // max(1, min(len(views), VIEWS_AT_ONCE)))
-    recs = pool.map(lambda v: _reconstruction(plan, layout, v, workers=workers) if layout.solved and draw_c
-                    else None, views)
-    # (a) and (b) need no reconstruction: drawn now and encoded in the background meanwhile
-    ab: dict[int, list[tuple[str, Canvas, str]]] = {}
     for v in views:
         aprons = tu_calc_subsampled_aprons(layout, v) if layout.solved else ()
         outside += sum(1 for a in aprons if a.dst.x < 0 or a.dst.y < 0 or a.dst.x + a.dst.w > layout.width0
                        or a.dst.y + a.dst.h > layout.height0)
-        ab[v] = [(f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"),
-                 (f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image")]
-    ab_encoded = {v: [background.submit(_encode, item) for item in items] for v, items in ab.items()}
-    for v, rec in zip(views, recs, strict=True):
-        pictures += ab[v]
-        encoded += ab_encoded[v]
-        if rec is not None:
-            drawn, page_pics = rec
-            pictures += drawn
-            # encoded by the background thread while the next view is reconstructed
-            encoded += [background.submit(_encode, item) for item in drawn]
-            page_pictures.append(background.submit(pictures_json, page_pics))
-        tick(f"view {v} drawn")
+        ab[v] = [(stem, *_encode((stem, canvas, caption)), caption) for stem, canvas, caption in (
+            (f"framebuffer_v{v}", framebuffer_picture(plan, v), "(a) framebuffer bins"),
+            (f"subsampled_v{v}", subsampled_picture(layout, v, aprons), "(b) subsampled image"))]
     summary = layout_summary(layout)
     if outside:
         summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
@@ -268,15 +303,23 @@ def _layout_files(plan: RenderPassPlan, views: Sequence[int] | None, progress: P
         w, h = plan.scenario.framebuffer
         summary += (f"; reconstruction pictures (c) not drawn: {w}x{h} exceeds the "
                     f"{MAX_RECONSTRUCTION_PIXELS}-pixel limit of the CPU reconstruction")
-    files: dict[str, bytes] = {}
-    for (stem, _canvas, _caption), done_encoding in zip(pictures, encoded, strict=True):
-        files[stem + ".svg"], files[stem + ".png"] = done_encoding.result()
-        tick(stem)
-    statics = [(stem, caption) for stem, _, caption in pictures]
     ltable = _layout_table(layout)
+    pictures: list[Encoded] = []
+    page_pictures: list[JsonDoc] = []
+    for v in views:
+        pictures += ab[v]
+        if layout.solved and draw_c:
+            drawn, page_pics = jobs.result(v)
+            pictures += drawn
+            page_pictures.append(page_pics)
+        tick(f"view {v} drawn")
+    files: dict[str, bytes] = {}
+    for stem, svg, png, _caption in pictures:
+        files[stem + ".svg"], files[stem + ".png"] = svg, png
+        tick(stem)
+    statics = [(stem, caption) for stem, _, _, caption in pictures]
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
-    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary,
-                                                     [p.result() for p in page_pictures],
+    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures,
                                                      sweep=sweep.result(), files=statics)).encode("utf-8")
     tick("index.html")
     return files, summary

@@ -111,20 +111,50 @@ def threads(pid: int) -> int:
         return 0
 
 
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (every thread's)."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    out = []
+    for t in tasks:
+        try:
+            out += [int(c) for c in Path(f"/proc/{pid}/task/{t}/children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` exists and is not a zombie."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def test_while_the_layout_threads_run(tmp_path: Path) -> None:
-    """``demo`` interrupted once its worker threads run: the queued work is dropped, not waited
-    for, and nothing is written."""
+    """``demo`` interrupted once its workers run (the views' and the sweep's forked child
+    processes since issue 22, threads where it cannot fork): the work is dropped, not waited
+    for, nothing is written, and no child outlives the command."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
     imported = subprocess.run([sys.executable, "-c", "import os; from turnip_fdm import cli; cli.registrars(); "
                                "print(len(os.listdir('/proc/self/task')))"], cwd=REPO, env=env, text=True,
                               capture_output=True, timeout=DEADLINE, check=True, preexec_fn=default_sigint)
     baseline = int(imported.stdout)
     proc = start("demo", "--out", str(tmp_path / "demo"))
-    wait_until(proc, lambda: threads(proc.pid) > baseline)
+    kids: list[int] = []
+
+    def working() -> bool:
+        kids[:] = children(proc.pid)
+        return threads(proc.pid) > baseline or len(kids) > 1   # the sweep's child and a view's
+    wait_until(proc, working)
     t0 = time.monotonic()
     assert_interrupted(*interrupt(proc))
     assert time.monotonic() - t0 < 30
     assert not (tmp_path / "demo").exists()
+    assert not [k for k in kids if alive(k)]
 
 
 def test_a_module_that_raises_on_import_is_still_one_line() -> None:

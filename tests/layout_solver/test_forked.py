@@ -51,3 +51,62 @@ def test_a_thread_where_another_thread_runs():
     finally:
         stop.set()
         t.join()
+
+
+@pytest.fixture(scope="module")
+def demo_plan():
+    """The demo's two 1920x1920 views: one forked child per view."""
+    from pathlib import Path
+
+    from fdm.plan import plan_render_pass
+    from fdm.scenario import load_scenario
+    return plan_render_pass(load_scenario(Path(report.__file__).parents[1] / "fdm" / "data" / "demo.toml"))
+
+
+def _in_a_thread(fn, *args):
+    """``fn(*args)`` while another thread runs: layout_files forks nothing then."""
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:
+        assert not report._Forked.can_fork()
+        return fn(*args)
+    finally:
+        stop.set()
+        t.join()
+
+
+def _differ(a: dict[str, bytes], b: dict[str, bytes]) -> list[str]:
+    """The names whose bytes differ or that only one of ``a``, ``b`` has (or that come in
+    another order), sorted."""
+    out = {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)}
+    if not out and list(a) != list(b):
+        out.add("(order)")
+    return sorted(out)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_views_in_children_write_what_one_process_writes(demo_plan, monkeypatch):
+    """Every file of layout_files with a forked child per view (report._ViewJobs) is the file
+    of the same call that forks nothing (the views one after the other in a thread); a child
+    that draws the wrong view is caught by that comparison."""
+    assert report._Forked.can_fork()
+    forks = []
+    real = report.view_pictures
+
+    def counted(plan, layout, view, workers=None):
+        forks.append(os.getpid())
+        return real(plan, layout, view, workers)
+    forked, summary = report.layout_files(demo_plan)
+    serial, summary1 = _in_a_thread(report.layout_files, demo_plan)
+    assert summary == summary1 and _differ(forked, serial) == []
+
+    def wrong_view(plan, layout, view, workers=None):   # the planted bug: view 0 everywhere
+        return real(plan, layout, 0, workers)
+    monkeypatch.setattr(report, "view_pictures", wrong_view)
+    planted, _ = report.layout_files(demo_plan)
+    assert _differ(planted, serial) == ["error_v1.png", "error_v1.svg", "index.html", "memory_v1.png",
+                                        "memory_v1.svg", "reconstruction_v1.png", "reconstruction_v1.svg"]
+    monkeypatch.setattr(report, "view_pictures", counted)
+    report.layout_files(demo_plan)
+    assert forks == []   # counted in the children, not here: the views ran forked
