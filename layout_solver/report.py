@@ -169,12 +169,18 @@ class _Forked:
             self.thread = ex.submit(fn, *args)
             ex.shutdown(wait=False)
             return
+        # SIGINT blocked around the fork: a Ctrl-C that arrives while os.fork runs its at-fork
+        # hooks (logging's) would raise KeyboardInterrupt inside one, where Python prints it as
+        # "Exception ignored" and goes on (seen in tests/cli/test_interrupt.py: the command
+        # finished with status 0); blocked, it waits until the child is recorded here
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         r, w = os.pipe()
         pid = os.fork()
         if pid == 0:   # the child
             status = 1
             try:
                 signal.signal(signal.SIGINT, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_SETMASK, old)
                 os.close(r)
                 data = pickle.dumps(fn(*args), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(w, "wb") as f:
@@ -184,11 +190,17 @@ class _Forked:
                 os._exit(status)
         os.close(w)
         self.pid, self.fd = pid, r
+        try:
+            # a Ctrl-C that came meanwhile is raised here (pthread_sigmask runs the handlers)
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        except BaseException:
+            self.cancel()
+            raise
 
     @staticmethod
     def can_fork() -> bool:
         """Whether a :class:`_Forked` made now forks (else it runs in a thread)."""
-        return hasattr(os, "fork") and threading.active_count() == 1
+        return hasattr(os, "fork") and hasattr(signal, "pthread_sigmask") and threading.active_count() == 1
 
     def result(self) -> Any:
         if self.thread is not None:
@@ -250,7 +262,11 @@ class _ViewJobs:
         self.at_once = max(1, min(len(views), VIEWS_AT_ONCE or cpus)) if self.fork else 1
         self.waiting = list(views)
         self.running: dict[int, _Forked] = {}
-        self._start()
+        try:
+            self._start()
+        except BaseException:   # a Ctrl-C between two forks: the caller has no object to cancel yet
+            self.cancel()
+            raise
 
     def _start(self) -> None:
         while self.waiting and len(self.running) < self.at_once:

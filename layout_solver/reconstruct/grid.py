@@ -28,10 +28,11 @@ import numpy.typing as npt
 
 from turnip_base.errors import DriverAssertion
 
-from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, layer_header
+from ..metadata import LAYER_VEC4S, UndefinedMetadataRead, Vec4, layer_header
 from ..options import Addressing, Filter, as_addressing, as_filter
-from ._types import BoolArray, F32Array, FloatArray, IntArray
-from .render import EMPTY
+from ..solver import SubsampledLayout
+from ._types import BoolArray, F32Array, FloatArray, IntArray, Pair
+from .render import EMPTY, RenderedBin, expanded_coverage, expanded_rows
 from .sampler import BORDER
 from .transform import ffma_np
 from .view import ViewReconstruction
@@ -64,15 +65,17 @@ def _runs(keys: IntArray) -> list[tuple[int, int, int]]:
     return [(int(keys[s]), int(s), int(e)) for s, e in zip(starts, ends, strict=True)]
 
 
-def _gather(image: F32Array, i: IntArray, j: IntArray) -> tuple[F32Array, F32Array, F32Array, F32Array]:
+def _gather(image: F32Array, i: IntArray, j: IntArray, h: int, row0: int = 0
+            ) -> tuple[F32Array, F32Array, F32Array, F32Array]:
     """The four texels ``(i, j), (i + 1, j), (i, j + 1), (i + 1, j + 1)`` of every (row ``j``,
-    column ``i``) pair, indices clamped to the image (float32, as stored): two row gathers of
-    the column span, then four column picks."""
-    h, w = image.shape
+    column ``i``) pair, indices clamped to an image of ``h`` rows whose rows ``row0, ...``
+    ``image`` holds (float32, as stored): two row gathers of the column span, then four column
+    picks."""
+    w = image.shape[1]
     i0c, i1c = np.clip(i, 0, w - 1), np.clip(i + 1, 0, w - 1)
     lo = int(i0c.min())
     span = image[:, lo:int(i1c.max()) + 1]
-    r0, r1 = span[np.clip(j, 0, h - 1)], span[np.clip(j + 1, 0, h - 1)]
+    r0, r1 = span[np.clip(j, 0, h - 1) - row0], span[np.clip(j + 1, 0, h - 1) - row0]
     c0, c1 = i0c - lo, i1c - lo
     return r0[:, c0], r0[:, c1], r1[:, c0], r1[:, c1]
 
@@ -84,19 +87,22 @@ def _bordered(val: F32Array, i: IntArray, j: IntArray, w: int, h: int, border: f
 
 
 def sample_grid(image: F32Array, tx: FloatArray, ty: FloatArray, filter: Filter, addressing: Addressing,
-                border: float = BORDER) -> FloatArray:
+                border: float = BORDER, *, height: int | None = None, row0: int = 0) -> FloatArray:
     """:func:`~layout_solver.reconstruct.sample` at every point of the grid ``ty x tx``
     (texel coordinates: a row ``tx`` and a column ``ty``), ``len(ty) x len(tx)`` float64: the
     same operations on the same values, so bit for bit the scattered sampler's results (a
-    float32 texel times a float64 weight is the product of the texel converted to float64)."""
+    float32 texel times a float64 weight is the product of the texel converted to float64).
+    ``height``, ``row0``: ``image`` is the band of rows ``row0, ...`` of an image of ``height``
+    rows (it must hold every row the samples read; the clamping is the whole image's)."""
     filter = as_filter(filter)
     addressing = as_addressing(addressing)
-    h, w = image.shape
+    w = image.shape[1]
+    h = image.shape[0] if height is None else height
     if filter == "nearest":
         i, j = np.floor(tx).astype(np.int64), np.floor(ty).astype(np.int64)
         ic, jc = np.clip(i, 0, w - 1), np.clip(j, 0, h - 1)
         lo = int(ic.min())
-        val = image[jc, lo:int(ic.max()) + 1][:, ic - lo]
+        val = image[jc - row0, lo:int(ic.max()) + 1][:, ic - lo]
         if addressing == "clamp_to_edge":
             return val.astype(np.float64)
         return _bordered(val, i, j, w, h, border)
@@ -104,7 +110,7 @@ def sample_grid(image: F32Array, tx: FloatArray, ty: FloatArray, filter: Filter,
     fi0, fj0 = np.floor(x), np.floor(y)
     a, b = (x - fi0)[None, :], (y - fj0)[:, None]
     i0, j0 = fi0.astype(np.int64), fj0.astype(np.int64)
-    texels: list[npt.NDArray[np.floating[Any]]] = list(_gather(image, i0, j0))
+    texels: list[npt.NDArray[np.floating[Any]]] = list(_gather(image, i0, j0, h, row0))
     if addressing == "clamp_to_border":
         texels = [_bordered(t, i0 + di, j0 + dj, w, h, border)
                   for t, (di, dj) in zip(texels, ((0, 0), (1, 0), (0, 1), (1, 1)), strict=True)]
@@ -137,16 +143,53 @@ def _bin_coordinate(c32: F32Array, scale: float, offset: float, fused: bool, use
 
 
 @attrs.frozen(eq=False)
+class _Expanded:
+    """The non-subsampled path's image as the sampling reads it, a band of rows at a time:
+    the whole image (``image``), or built band by band from the rendered bins
+    (:func:`~layout_solver.reconstruct.render.expanded_rows`, the same values) so that no
+    framebuffer-sized array is made (issue 22: a fresh page costs about 2 ms per MB on the
+    2-CPU machine, and a view's two children would each fault in 59 MB more)."""
+
+    fb: Pair
+    bins: tuple[RenderedBin, ...]
+    image: F32Array | None = None
+
+    def rows(self, y0: int, y1: int) -> tuple[F32Array, int]:
+        """An array holding at least rows ``[y0, y1)``, and the row it starts at."""
+        if self.image is not None:
+            return self.image, 0
+        return expanded_rows(self.fb, self.bins, y0, y1), y0
+
+    def coverage(self) -> tuple[BoolArray, BoolArray]:
+        """Whether any pixel of each column, each row, was rendered."""
+        if self.image is not None:
+            rendered = self.image != EMPTY
+            return rendered.any(axis=0), rendered.any(axis=1)
+        return expanded_coverage(self.fb, self.bins)
+
+
+#: a metadata bin's pixels ``[xa, xb) x [ya, yb)`` with a rendered one: ``(xa, xb, ya, yb,
+#: rendered mask, tx, ty, expanded band, its first row)``
+Region = tuple[int, int, int, int, BoolArray, FloatArray, FloatArray, F32Array, int]
+#: one block of :meth:`_Grid.blocks`: ``(x0, y0, x1, y1, rendered mask, xa, ya, tx, ty, band, row0)``
+Block = tuple[int, int, int, int, BoolArray, int, int, FloatArray, FloatArray, F32Array, int]
+
+
+@attrs.frozen(eq=False)
 class _Grid:
     """What :func:`pixel_blocks` prepares once per view: the normalized coordinates of every
     pixel column and row, the metadata bin column of every pixel column and row (refusing, as
     the scattered transform does, where a rendered pixel's bin coordinate is undefined), the
-    bin slots and the reference path's texel coordinates."""
+    bin slots and the reference path's texel coordinates; both images (the expanded one as
+    bands of rows, :class:`_Expanded`)."""
 
-    rec: ViewReconstruction
+    fb: Pair
+    size0: Pair
+    fused: bool
+    subsampled: F32Array
+    expanded: _Expanded
     u: F32Array
     v: F32Array
-    rendered: BoolArray
     bx: IntArray
     by: IntArray
     slots: tuple[Any, ...]
@@ -156,36 +199,56 @@ class _Grid:
 
     @classmethod
     def of(cls, rec: ViewReconstruction) -> _Grid:
-        W, H = rec.plan.scenario.framebuffer
+        fb = rec.plan.scenario.framebuffer
+        return cls.build(fb, rec.layout, rec.layer, rec.ubo, rec.fused, rec.subsampled,
+                         _Expanded(fb, rec.bins, rec.expanded))
+
+    @classmethod
+    def build(cls, fb: Pair, layout: SubsampledLayout, layer: int | None, ubo: tuple[Vec4 | None, ...], fused: bool,
+              subsampled: F32Array, expanded: _Expanded) -> _Grid:
+        W, H = fb
         u = ((np.arange(W) + 0.5) / W).astype(np.float32)
         v = ((np.arange(H) + 0.5) / H).astype(np.float32)
-        rendered = rec.expanded != EMPTY
-        layer = rec.layer or 0
-        hdr, stride = layer_header(rec.ubo, layer)
-        base = layer * LAYER_VEC4S
-        slots = rec.ubo[base + 2:base + LAYER_VEC4S]
-        bx = _bin_coordinate(u, float(hdr[0]), float(hdr[2]), rec.fused, rendered.any(axis=0))
-        by = _bin_coordinate(v, float(hdr[1]), float(hdr[3]), rec.fused, rendered.any(axis=1))
-        return cls(rec, u, v, rendered, bx, by, tuple(slots), stride, u.astype(np.float64) * W,
-                   v.astype(np.float64) * H)
+        cols, rows = expanded.coverage()
+        z = layer or 0
+        hdr, stride = layer_header(ubo, z)
+        base = z * LAYER_VEC4S
+        slots = ubo[base + 2:base + LAYER_VEC4S]
+        bx = _bin_coordinate(u, float(hdr[0]), float(hdr[2]), fused, cols)
+        by = _bin_coordinate(v, float(hdr[1]), float(hdr[3]), fused, rows)
+        return cls((W, H), (layout.width0, layout.height0), fused, subsampled, expanded, u, v, bx, by, tuple(slots),
+                   stride, u.astype(np.float64) * W, v.astype(np.float64) * H)
+
+    def band(self, ya: int, yb: int) -> tuple[F32Array, int]:
+        """The expanded image's rows that pixel rows ``[ya, yb)`` read at ``ref_ty`` (LINEAR:
+        ``floor(ty - 0.5)`` and the row after, clamped; NEAREST's ``floor(ty)`` lies between)
+        and rows ``[ya, yb)`` themselves (their rendered mask), and its first row."""
+        H = self.fb[1]
+        lo = min(max(int(np.floor(self.ref_ty[ya] - 0.5)), 0), ya)
+        hi = max(min(int(np.floor(self.ref_ty[yb - 1] - 0.5)) + 2, H), yb)
+        return self.expanded.rows(lo, hi)
 
     def regions(self, part: tuple[int, int] = (0, 1), cols: tuple[int, int] | None = None,
-                rows: tuple[int, int] | None = None
-                ) -> Iterator[tuple[int, int, int, int, BoolArray, FloatArray, FloatArray]]:
-        """``(xa, xb, ya, yb, rendered, tx, ty)`` of every metadata bin's pixels ``[xa, xb) x
-        [ya, yb)`` with a rendered pixel (inside ``cols`` x ``rows`` when given): the rendered
-        mask there and the subsampled image's texel coordinates of those columns and rows.
-        ``part = (i, n)``: only the bin rows ``i, i + n, ...`` (of the whole framebuffer's)."""
-        rec = self.rec
+                rows: tuple[int, int] | None = None) -> Iterator[Region]:
+        """``(xa, xb, ya, yb, rendered, tx, ty, band, row0)`` of every metadata bin's pixels
+        ``[xa, xb) x [ya, yb)`` with a rendered pixel (inside ``cols`` x ``rows`` when given):
+        the rendered mask there, the subsampled image's texel coordinates of those columns and
+        rows, and the expanded image's rows they read (``band`` from row ``row0``: one band per
+        bin row).  ``part = (i, n)``: only the bin rows ``i, i + n, ...`` (of the whole
+        framebuffer's)."""
         cx0, cx1 = cols if cols is not None else (0, len(self.bx))
         cy0, cy1 = rows if rows is not None else (0, len(self.by))
-        w0, h0 = rec.layout.width0, rec.layout.height0
+        w0, h0 = self.size0
+        col_runs = _runs(self.bx[cx0:cx1])
         for cy, ya, yb in _runs(self.by[cy0:cy1])[part[0]::part[1]]:
             ya, yb = ya + cy0, yb + cy0
-            for cx, xa, xb in _runs(self.bx[cx0:cx1]):
+            if cy < 0:
+                continue
+            band, row0 = self.band(ya, yb)
+            for cx, xa, xb in col_runs:
                 xa, xb = xa + cx0, xb + cx0
-                mask = self.rendered[ya:yb, xa:xb]
-                if cx < 0 or cy < 0 or not mask.any():
+                mask = band[ya - row0:yb - row0, xa:xb] != EMPTY
+                if cx < 0 or not mask.any():
                     continue
                 idx = cy * self.stride + cx
                 bd = self.slots[idx] if idx < len(self.slots) else None
@@ -193,24 +256,24 @@ class _Grid:
                     raise UndefinedMetadataRead("tu_get_subsampled_coordinates",
                                                 "reads only written metadata, but a bin slot that was never "
                                                 "written is read")
-                tx = ffma_np(self.u[xa:xb], bd[0], bd[2], rec.fused).astype(np.float64) * w0
-                ty = ffma_np(self.v[ya:yb], bd[1], bd[3], rec.fused).astype(np.float64) * h0
-                yield xa, xb, ya, yb, mask, tx, ty
+                tx = ffma_np(self.u[xa:xb], bd[0], bd[2], self.fused).astype(np.float64) * w0
+                ty = ffma_np(self.v[ya:yb], bd[1], bd[3], self.fused).astype(np.float64) * h0
+                yield xa, xb, ya, yb, mask, tx, ty, band, row0
 
-    def blocks(self, part: tuple[int, int] = (0, 1), block: int = BLOCK
-               ) -> Iterator[tuple[int, int, int, int, BoolArray, int, int, FloatArray, FloatArray]]:
-        """``(x0, y0, x1, y1, rendered, xa, ya, tx, ty)`` of every block of at most ``block`` x
-        ``block`` pixels ``[x0, x1) x [y0, y1)`` inside one bin of :meth:`regions` (``part``) with a
-        rendered pixel: the block's rendered mask, and its bin's start and texel coordinates
-        (``tx``, ``ty`` of the bin, indexed from ``xa``, ``ya``)."""
-        for xa, xb, ya, yb, mask, tx, ty in self.regions(part):
+    def blocks(self, part: tuple[int, int] = (0, 1), block: int = BLOCK) -> Iterator[Block]:
+        """``(x0, y0, x1, y1, rendered, xa, ya, tx, ty, band, row0)`` of every block of at most
+        ``block`` x ``block`` pixels ``[x0, x1) x [y0, y1)`` inside one bin of :meth:`regions`
+        (``part``) with a rendered pixel: the block's rendered mask, its bin's start and texel
+        coordinates (``tx``, ``ty`` of the bin, indexed from ``xa``, ``ya``) and the expanded
+        rows of its bin row."""
+        for xa, xb, ya, yb, mask, tx, ty, band, row0 in self.regions(part):
             for y0 in range(ya, yb, block):
                 y1 = min(y0 + block, yb)
                 for x0 in range(xa, xb, block):
                     x1 = min(x0 + block, xb)
                     m = mask[y0 - ya:y1 - ya, x0 - xa:x1 - xa]
                     if m.any():
-                        yield x0, y0, x1, y1, m, xa, ya, tx, ty
+                        yield x0, y0, x1, y1, m, xa, ya, tx, ty, band, row0
 
 
 def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing, border: float = BORDER,
@@ -223,9 +286,10 @@ def pixel_blocks(rec: ViewReconstruction, filter: Filter, addressing: Addressing
     filter = as_filter(filter)
     addressing = as_addressing(addressing)
     g = _Grid.of(rec)
-    for x0, y0, x1, y1, m, xa, ya, tx, ty in g.blocks(part, block):
+    H = g.fb[1]
+    for x0, y0, x1, y1, m, xa, ya, tx, ty, band, row0 in g.blocks(part, block):
         a = sample_grid(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya], filter, addressing, border)
-        b = sample_grid(rec.expanded, g.ref_tx[x0:x1], g.ref_ty[y0:y1], filter, addressing, border)
+        b = sample_grid(band, g.ref_tx[x0:x1], g.ref_ty[y0:y1], filter, addressing, border, height=H, row0=row0)
         if not m.all():
             a[~m] = np.nan
             b[~m] = np.nan
@@ -251,14 +315,16 @@ def _distinct_rows(rows: F32Array) -> tuple[F32Array, IntArray]:
     return rows[np.concatenate([[True], change])], where
 
 
-def sample_grid_near(image: F32Array, tx: FloatArray, ty: FloatArray) -> FloatArray:
+def sample_grid_near(image: F32Array, tx: FloatArray, ty: FloatArray, *, height: int | None = None,
+                     row0: int = 0) -> FloatArray:
     """:func:`sample_grid` with LINEAR and CLAMP_TO_EDGE, to within :data:`NEAR_BOUND`, about
     twice as fast: the same weights and texels, interpolated along x on the distinct texel
     rows read, then along y (instead of four weights and four gathers per point); a point whose
     two texel rows hold the same values takes the x interpolation of that row as it is (their
     blend with weights of sum 1, to within the same bound).  For pictures whose values are
-    quantised; never a result of the model."""
-    h, w = image.shape
+    quantised; never a result of the model.  ``height``, ``row0``: as :func:`sample_grid`'s."""
+    w = image.shape[1]
+    h = image.shape[0] if height is None else height
     x, y = tx - 0.5, ty - 0.5
     fi0, fj0 = np.floor(x), np.floor(y)
     a, b = x - fi0, y - fj0
@@ -267,7 +333,7 @@ def sample_grid_near(image: F32Array, tx: FloatArray, ty: FloatArray) -> FloatAr
     r0, r1 = np.minimum(np.maximum(j0, 0), h - 1), np.minimum(np.maximum(j0 + 1, 0), h - 1)
     rlo, rhi = int(r0.min()), int(r1.max())
     clo, chi = int(i0c.min()), int(i1c.max())
-    rows, where = _distinct_rows(image[rlo:rhi + 1, clo:chi + 1])
+    rows, where = _distinct_rows(image[rlo - row0:rhi - row0 + 1, clo:chi + 1])
     along_x = (1 - a) * rows[:, i0c - clo]
     tmp = a * rows[:, i1c - clo]
     along_x += tmp

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 import attrs
@@ -27,10 +27,11 @@ from ..options import Addressing, Filter
 from ..solver import SubsampledLayout
 from ._types import BoolArray, F32Array, FloatArray, Pair
 from .apron_blits import ApronDrop
-from .grid import NEAR_BOUND, _Grid, pixel_blocks, sample_grid, sample_grid_near
+from .grid import NEAR_BOUND, _Expanded, _Grid, pixel_blocks, sample_grid, sample_grid_near
 from .reference_scene import scene
+from .render import RenderedBin, render_bins
 from .sampler import BORDER
-from .view import ViewReconstruction, reconstruct_view
+from .view import ViewReconstruction, reconstruct_view, subsampled_path
 
 #: the largest side (pixels) of the raster pictures of :func:`reconstruction_rasters`: larger
 #: framebuffers are shown reduced by an integer factor (the pictures are drawn about 760 picture
@@ -99,11 +100,12 @@ def _workers() -> int:
     return max(1, min(WORKERS, os.cpu_count() or 1))
 
 
-def value_range(rec: ViewReconstruction) -> tuple[float, float]:
-    """Min and max over every fragment ``rec`` rendered ((0, 1) when none): the stored images
+def value_range(rec: ViewReconstruction | Sequence[RenderedBin]) -> tuple[float, float]:
+    """Min and max over every fragment ``rec`` (or of the ``bins``) rendered ((0, 1) when none): the stored images
     and the apron copies hold only these values, and a filtered sample of written texels lies
     inside it (LINEAR weights are convex); the pictures' grey scale."""
-    vals = [(float(b.values.min()), float(b.values.max())) for b in rec.bins if b.values.size]
+    bins = rec.bins if isinstance(rec, ViewReconstruction) else rec
+    vals = [(float(b.values.min()), float(b.values.max())) for b in bins if b.values.size]
     if not vals:
         return 0.0, 1.0
     return min(v[0] for v in vals), max(v[1] for v in vals)
@@ -177,7 +179,7 @@ def reconstruction_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view:
     for _, top, at in parts:
         if top > worst or (top == worst and at[::-1] < where[::-1]):
             worst, where = top, at
-    return ReconstructionRasters(factor=k, value_range=value_range(rec), subsampled=rec.subsampled[c::k, c::k],
+    return ReconstructionRasters(factor=k, value_range=value_range(rec.bins), subsampled=rec.subsampled[c::k, c::k],
                                  reconstructed=recon, error=err, max_error=worst if worst > -math.inf else 0.0,
                                  worst=where if worst > -math.inf else (0.0, 0.0))
 
@@ -209,14 +211,15 @@ class PictureRasters:
 def _exact_blocks(grid: _Grid, k: int, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]) -> FloatArray:
     """The largest exact error (:func:`sample_grid`, as :func:`reconstruction_rasters`) of the
     ``k x k`` pixel blocks ``(rows[i], cols[i])`` of the reduced grid (NaN: nothing rendered)."""
-    rec = grid.rec
-    W, H = rec.plan.scenario.framebuffer
+    W, H = grid.fb
     out = np.full(len(rows), np.nan)
     for i, (ry, rx) in enumerate(zip(rows.tolist(), cols.tolist(), strict=True)):
         y0, x0 = ry * k, rx * k
-        for xa, xb, ya, yb, m, tx, ty in grid.regions(cols=(x0, min(x0 + k, W)), rows=(y0, min(y0 + k, H))):
-            a = sample_grid(rec.subsampled, tx, ty, "linear", "clamp_to_edge")
-            b = sample_grid(rec.expanded, grid.ref_tx[xa:xb], grid.ref_ty[ya:yb], "linear", "clamp_to_edge")
+        for xa, xb, ya, yb, m, tx, ty, band, row0 in grid.regions(cols=(x0, min(x0 + k, W)),
+                                                                  rows=(y0, min(y0 + k, H))):
+            a = sample_grid(grid.subsampled, tx, ty, "linear", "clamp_to_edge")
+            b = sample_grid(band, grid.ref_tx[xa:xb], grid.ref_ty[ya:yb], "linear", "clamp_to_edge", height=H,
+                            row0=row0)
             e = np.abs(a - b)
             e[~m] = np.nan
             out[i] = np.fmax(out[i], np.fmax.reduce(e, axis=None))
@@ -233,18 +236,22 @@ def picture_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *
     pixels of the reconstruction exactly, and the blocks that may hold the largest error
     again exactly, so ``max_error`` is :func:`reconstruction_rasters`' bit for bit."""
     W, H = plan.scenario.framebuffer
-    rec = reconstruct_view(plan, layout, view, drop_apron=drop_apron, fused=fused, keep_stored=False)
+    # the subsampled path only: the expanded image is built a band of rows at a time as the
+    # sampling reaches them (_Expanded), never whole
+    bins = render_bins(plan, view)
+    rec = subsampled_path(plan, layout, view, bins, drop_apron=drop_apron, keep_stored=False)
     k = raster_factor((W, H), max_side)
     c = k // 2
     recon = np.full((len(range(c, H, k)), len(range(c, W, k))), np.nan)
-    grid = _Grid.of(rec)
+    grid = _Grid.build((W, H), layout, view if plan.scenario.fdm_layers > 1 else None, rec.ubo, fused,
+                       rec.subsampled, _Expanded((W, H), bins))
     n = _workers() if workers is None else max(1, min(workers, os.cpu_count() or 1))
 
     def work(i: int) -> FloatArray:
         err = np.full((-(-H // k), -(-W // k)), np.nan)
-        for x0, y0, x1, y1, m, xa, ya, tx, ty in grid.blocks(part=(i, n)):
+        for x0, y0, x1, y1, m, xa, ya, tx, ty, band, row0 in grid.blocks(part=(i, n)):
             e = sample_grid_near(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya])
-            e -= sample_grid_near(rec.expanded, grid.ref_tx[x0:x1], grid.ref_ty[y0:y1])
+            e -= sample_grid_near(band, grid.ref_tx[x0:x1], grid.ref_ty[y0:y1], height=H, row0=row0)
             np.abs(e, out=e)
             if not m.all():
                 e[~m] = np.nan
@@ -276,6 +283,6 @@ def picture_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *
         err[ys, xs] = exact
         near[ys, xs] = False
         worst = float(np.nanmax(exact))
-    return PictureRasters(factor=k, value_range=value_range(rec), subsampled=rec.subsampled[c::k, c::k],
+    return PictureRasters(factor=k, value_range=value_range(bins), subsampled=rec.subsampled[c::k, c::k],
                           reconstructed=recon, error=err, near=near, max_error=worst,
                           exact=lambda rows, cols: _exact_blocks(grid, k, rows, cols))

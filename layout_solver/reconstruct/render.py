@@ -24,8 +24,8 @@ from fdm.geometry import Rect
 from fdm.plan import RenderPassPlan
 
 from ..solver import SubsampledLayout
-from ._types import F32Array, Pair, Rect4
-from .reference_scene import scene
+from ._types import BoolArray, F32Array, Pair, Rect4
+from .reference_scene import scene_grid
 
 #: "empty memory": what the image holds where nothing was stored (scene values lie in [0, 1])
 EMPTY = np.float32(-1.0)
@@ -50,7 +50,7 @@ def render_bin(bin_rect: Sequence[int], frag_area: Pair, fb_size: Pair) -> F32Ar
     nx, ny = -(-bw // fw), -(-bh // fh)
     xs = bx + (np.arange(nx) + 0.5) * fw
     ys = by + (np.arange(ny) + 0.5) * fh
-    return scene(xs[None, :], ys[:, None], fb_size).astype(np.float32)
+    return scene_grid(xs, ys, fb_size).astype(np.float32)
 
 
 def render_bins(plan: RenderPassPlan, view: int) -> tuple[RenderedBin, ...]:
@@ -89,6 +89,49 @@ def store_expanded(plan: RenderPassPlan, bins: Sequence[RenderedBin]) -> F32Arra
     for rb in bins:
         _put(img, rb.bin[0], rb.bin[1], expand(rb.values, rb.frag_area))
     return img
+
+
+def _expanded_extent(rb: RenderedBin, fb_size: Pair) -> Rect4:
+    """``x0, y0, x1, y1``: the pixels :func:`store_expanded` writes for ``rb`` (its expanded
+    fragment grid, which may pass the bin's own size, clipped to the framebuffer)."""
+    W, H = fb_size
+    ny, nx = rb.values.shape
+    bx, by = rb.bin[0], rb.bin[1]
+    return max(bx, 0), max(by, 0), min(bx + nx * rb.frag_area[0], W), min(by + ny * rb.frag_area[1], H)
+
+
+def expanded_rows(fb_size: Pair, bins: Sequence[RenderedBin], y0: int, y1: int) -> F32Array:
+    """Rows ``[y0, y1)`` of :func:`store_expanded`'s image, the same values, without the rest
+    of it: each bin's fragment rows that reach the band, expanded and written in the same
+    order (a later bin overwrites an earlier one where they overlap, as there)."""
+    W, _ = fb_size
+    img = np.full((max(y1 - y0, 0), W), EMPTY, dtype=np.float32)
+    for rb in bins:
+        xa, ya, xb, yb = _expanded_extent(rb, fb_size)
+        ya, yb = max(ya, y0), min(yb, y1)
+        if xb <= xa or yb <= ya:
+            continue
+        fw, fh = rb.frag_area
+        bx, by = rb.bin[0], rb.bin[1]
+        j0 = (ya - by) // fh
+        block = expand(rb.values[j0:(yb - 1 - by) // fh + 1], rb.frag_area)   # from row by + j0 * fh
+        top = by + j0 * fh
+        img[ya - y0:yb - y0, xa:xb] = block[ya - top:yb - top, xa - bx:xb - bx]
+    return img
+
+
+def expanded_coverage(fb_size: Pair, bins: Sequence[RenderedBin]) -> tuple[BoolArray, BoolArray]:
+    """Per framebuffer column and per row: whether :func:`store_expanded` writes a fragment
+    there (``(image != EMPTY).any(axis=0)``, ``.any(axis=1)``: a fragment is never
+    :data:`EMPTY`, the scene lies in [0, 1]), from the bins' rectangles alone."""
+    W, H = fb_size
+    cols, rows = np.zeros(W, dtype=bool), np.zeros(H, dtype=bool)
+    for rb in bins:
+        xa, ya, xb, yb = _expanded_extent(rb, fb_size)
+        if xb > xa and yb > ya:
+            cols[xa:xb] = True
+            rows[ya:yb] = True
+    return cols, rows
 
 
 def stored_rect(layout: SubsampledLayout, rb: RenderedBin) -> tuple[Rect, bool]:

@@ -44,6 +44,36 @@ class ViewReconstruction:
     frag_max: Pair                 # largest fragment area of the view per axis
 
 
+@attrs.frozen(eq=False, kw_only=True)
+class SubsampledPath:
+    """The subsampled path of one view (:func:`subsampled_path`): what
+    :class:`ViewReconstruction` holds but the expanded image."""
+
+    bins: tuple[RenderedBin, ...]
+    stored: F32Array
+    subsampled: F32Array
+    aprons: tuple[AprBlit, ...]
+    apron_stats: ApronStats
+    contested: BoolArray
+    ubo: tuple[Vec4 | None, ...]
+    frag_max: Pair
+
+
+def subsampled_path(plan: RenderPassPlan, layout: SubsampledLayout, view: int, bins: tuple[RenderedBin, ...], *,
+                    drop_apron: ApronDrop = None, revision: ApronRevision | None = None,
+                    protect_stored: bool = False, keep_stored: bool = True) -> SubsampledPath:
+    """The rendered ``bins`` of ``view`` stored in the subsampled image, the aprons run on it and
+    the metadata built (the arguments: :func:`reconstruct_view`'s)."""
+    stored = store_subsampled(layout, bins)
+    aprons = tu_calc_subsampled_aprons(layout, view, revision=revision)
+    rects = [(b.cell, stored_rect(layout, b)[0]) for b in bins]
+    sub, stats, contested = apply_aprons(stored, aprons, drop_apron, stored=rects, protect_stored=protect_stored,
+                                         copy=keep_stored)
+    fmax = (max([b.frag_area[0] for b in bins], default=1), max([b.frag_area[1] for b in bins], default=1))
+    return SubsampledPath(bins=bins, stored=stored, subsampled=sub, aprons=aprons, apron_stats=stats,
+                          contested=contested, ubo=metadata_ubo(layout_metadata(layout)), frag_max=fmax)
+
+
 def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *,
                      drop_apron: ApronDrop = None, fused: bool = True,
                      revision: ApronRevision | None = None, protect_stored: bool = False,
@@ -55,18 +85,13 @@ def reconstruct_view(plan: RenderPassPlan, layout: SubsampledLayout, view: int, 
     bins = render_bins(plan, view)
     with ThreadPoolExecutor(1) as pool:   # the two paths' stores are independent: one on each CPU
         expanded = pool.submit(store_expanded, plan, bins)
-        stored = store_subsampled(layout, bins)
-        aprons = tu_calc_subsampled_aprons(layout, view, revision=revision)
-        rects = [(b.cell, stored_rect(layout, b)[0]) for b in bins]
-        sub, stats, contested = apply_aprons(stored, aprons, drop_apron, stored=rects, protect_stored=protect_stored,
-                                             copy=keep_stored)
-        views = plan.scenario.fdm_layers
-        fmax = (max([b.frag_area[0] for b in bins], default=1), max([b.frag_area[1] for b in bins], default=1))
-        ubo = metadata_ubo(layout_metadata(layout))
+        p = subsampled_path(plan, layout, view, bins, drop_apron=drop_apron, revision=revision,
+                            protect_stored=protect_stored, keep_stored=keep_stored)
+    views = plan.scenario.fdm_layers
     return ViewReconstruction(plan=plan, layout=layout, view=view, layer=view if views > 1 else None, bins=bins,
-                              expanded=expanded.result(), stored=stored, subsampled=sub, aprons=aprons,
-                              apron_stats=stats, contested=contested, ubo=ubo,
-                              fused=fused, frag_max=fmax)
+                              expanded=expanded.result(), stored=p.stored, subsampled=p.subsampled, aprons=p.aprons,
+                              apron_stats=p.apron_stats, contested=p.contested, ubo=p.ubo,
+                              fused=fused, frag_max=p.frag_max)
 
 
 def sample_both(rec: ViewReconstruction, xs: npt.ArrayLike, ys: npt.ArrayLike, filter: Filter, addressing: Addressing,

@@ -5,6 +5,7 @@ unsafe, and a child that is cancelled ends."""
 from __future__ import annotations
 
 import os
+import signal
 import threading
 
 import pytest
@@ -110,3 +111,34 @@ def test_views_in_children_write_what_one_process_writes(demo_plan, monkeypatch)
     monkeypatch.setattr(report, "view_pictures", counted)
     report.layout_files(demo_plan)
     assert forks == []   # counted in the children, not here: the views ran forked
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_a_ctrl_c_during_the_fork_is_not_lost():
+    """A SIGINT that arrives while os.fork runs its at-fork hooks (planted: a hook that sends
+    it) is raised as KeyboardInterrupt by _Forked, not swallowed in the hook ("Exception
+    ignored": the command went on and ended with status 0).  Own process: a hook cannot be
+    removed.  Without the blocked SIGINT around the fork, this fails."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import os, signal, sys, time\n"
+            "from layout_solver import report\n"
+            "fired = []\n"
+            "def hook():\n"
+            "    if not fired:\n"
+            "        fired.append(1)\n"
+            "        os.kill(os.getpid(), signal.SIGINT)\n"
+            "os.register_at_fork(after_in_parent=hook)\n"
+            "try:\n"
+            "    f = report._Forked(time.sleep, 30)\n"
+            "except KeyboardInterrupt:\n"
+            "    print('interrupted', flush=True)\n"
+            "    sys.exit(0)\n"
+            "print('lost', f.pid, flush=True)\n"
+            "f.cancel()\n")
+    root = Path(report.__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, env=dict(os.environ, PYTHONPATH=str(root)),
+                       capture_output=True, text=True, timeout=60,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert r.stdout == "interrupted\n", (r.stdout, r.stderr)
