@@ -201,8 +201,16 @@ def layout_page_data(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequ
     ``files``: (stem, caption) of the static SVG/PNG pictures written beside the page (linked).
     ``sweep``: plan :func:`offset_sweep` here (True), leave it out (False), or the sweep
     planned already (a caller that plans it while doing other work)."""
+    return finish_layout_page_data(layout_page_base(plan, layout, views, summary, files), plan, pictures, sweep)
+
+
+def layout_page_base(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequence[int], summary: str,
+                     files: Sequence[tuple[str, str]] = ()) -> JsonDoc:
+    """:func:`layout_page_data` without the sweep and the pictures (a new document; most of the
+    work: a caller makes it while the sweep and the pictures are computed elsewhere, then
+    :func:`finish_layout_page_data`)."""
     sc = plan.scenario
-    doc: JsonDoc = {
+    return {
         "mode": "layout",
         "title": f"{sc.name}: {sc.gpu.name}, {sc.framebuffer[0]}x{sc.framebuffer[1]}, {sc.views} view(s)",
         "summary": summary,
@@ -215,6 +223,12 @@ def layout_page_data(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequ
         "notes": [],
         "files": [list(f) for f in files],
     }
+
+
+def finish_layout_page_data(doc: JsonDoc, plan: RenderPassPlan, pictures: Sequence[ViewPictures | JsonDoc] = (),
+                            sweep: bool | JsonDoc = True) -> JsonDoc:
+    """``doc`` (of :func:`layout_page_base`, taken over) with the sweep and the pictures, bounded:
+    :func:`layout_page_data`'s document."""
     if isinstance(sweep, dict):
         doc["sweep"] = sweep
     else:

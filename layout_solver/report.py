@@ -22,7 +22,8 @@ from .metadata import sysmem_metadata
 from .page import (
     JsonDoc,
     ViewPictures,
-    layout_page_data,
+    finish_layout_page_data,
+    layout_page_base,
     offset_sweep,
     page_html,
     pictures_json,
@@ -71,17 +72,20 @@ def _reconstruction(plan: RenderPassPlan, layout: SubsampledLayout, view: int, w
     page_pictures = ViewPictures(view=view, memory=memory, error=heat, error_max=worst or 1.0,
                                  ramp=heat_rgb(np.linspace(0.0, 1.0, 64)[None, :], vmax=1.0),
                                  memory_size=(layout.width0, layout.height0), error_size=plan.scenario.framebuffer)
-    return [
-        (f"memory_v{view}", raster_picture(f"(c) view {view}: subsampled image in memory after the apron blits "
-                                           f"({layout.width0}x{layout.height0}{shown})", memory),
-         "(c) subsampled image contents"),
-        (f"reconstruction_v{view}", raster_picture(f"(c) view {view}: sampled through the metadata transform "
-                                                   f"(LINEAR, clamp to edge{shown})",
-                                                   _gray(im.reconstructed, lo, span)),
-         "(c) reconstruction"),
-        (f"error_v{view}", raster_picture(f"(c) view {view}: |subsampled - expanded| sampling error", heat,
-                                          note), "(c) error heat map"),
-    ], page_pictures
+    canvases = (
+        raster_picture(f"(c) view {view}: subsampled image in memory after the apron blits "
+                       f"({layout.width0}x{layout.height0}{shown})", memory),
+        raster_picture(f"(c) view {view}: sampled through the metadata transform (LINEAR, clamp to edge{shown})",
+                       _gray(im.reconstructed, lo, span)),
+        raster_picture(f"(c) view {view}: |subsampled - expanded| sampling error", heat, note),
+    )
+    return [(f"{stem}_v{view}", canvas, caption)
+            for (stem, caption), canvas in zip(C_PICTURES, canvases, strict=True)], page_pictures
+
+
+#: the (c) pictures of a view: (stem without ``_vN``, caption), in order
+C_PICTURES = (("memory", "(c) subsampled image contents"), ("reconstruction", "(c) reconstruction"),
+              ("error", "(c) error heat map"))
 
 
 def _heat(im: PictureRasters) -> np.ndarray:
@@ -320,6 +324,13 @@ def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[in
         summary += (f"; reconstruction pictures (c) not drawn: {w}x{h} exceeds the "
                     f"{MAX_RECONSTRUCTION_PIXELS}-pixel limit of the CPU reconstruction")
     ltable = _layout_table(layout)
+    # the page's data but the sweep and the (c) pictures, made while the children work
+    statics: list[tuple[str, str]] = []
+    for v in views:
+        statics += [(stem, caption) for stem, _, _, caption in ab[v]]
+        if layout.solved and draw_c:
+            statics += [(f"{stem}_v{v}", caption) for stem, caption in C_PICTURES]
+    page = layout_page_base(plan, layout, views, summary, statics)
     pictures: list[Encoded] = []
     page_pictures: list[JsonDoc] = []
     for v in views:
@@ -333,10 +344,11 @@ def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[in
     for stem, svg, png, _caption in pictures:
         files[stem + ".svg"], files[stem + ".png"] = svg, png
         tick(stem)
-    statics = [(stem, caption) for stem, _, _, caption in pictures]
+    if statics != [(stem, caption) for stem, _, _, caption in pictures]:   # never: C_PICTURES names them
+        raise AssertionError("the (c) pictures are not the ones C_PICTURES names")
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
-    files["index.html"] = page_html(layout_page_data(plan, layout, views, summary, page_pictures,
-                                                     sweep=sweep.result(), files=statics)).encode("utf-8")
+    files["index.html"] = page_html(finish_layout_page_data(page, plan, page_pictures,
+                                                            sweep=sweep.result())).encode("utf-8")
     tick("index.html")
     return files, summary
 

@@ -102,12 +102,18 @@ def test_views_in_children_write_what_one_process_writes(demo_plan, monkeypatch)
     serial, summary1 = _in_a_thread(report.layout_files, demo_plan)
     assert summary == summary1 and _differ(forked, serial) == []
 
-    def wrong_view(plan, layout, view, workers=None):   # the planted bug: view 0 everywhere
-        return real(plan, layout, 0, workers)
+    def wrong_view(plan, layout, view, workers=None):   # the planted bug: view 0's pictures everywhere
+        drawn, page = real(plan, layout, 0, workers)
+        return [(stem.replace("_v0", f"_v{view}"), *rest) for stem, *rest in drawn], dict(page, view=view)
     monkeypatch.setattr(report, "view_pictures", wrong_view)
     planted, _ = report.layout_files(demo_plan)
     assert _differ(planted, serial) == ["error_v1.png", "error_v1.svg", "index.html", "memory_v1.png",
                                         "memory_v1.svg", "reconstruction_v1.png", "reconstruction_v1.svg"]
+    # pictures under other names than the page links: refused
+    monkeypatch.setattr(report, "view_pictures",
+                        lambda plan, layout, view, workers=None: real(plan, layout, 0, workers))
+    with pytest.raises(AssertionError, match="C_PICTURES"):
+        report.layout_files(demo_plan)
     monkeypatch.setattr(report, "view_pictures", counted)
     report.layout_files(demo_plan)
     assert forks == []   # counted in the children, not here: the views ran forked
