@@ -3,7 +3,9 @@
     python bench/layout_bench.py [--runs 5] [--old 87290a8 --old 61acf32] [--cases vr3840] [--out FILE.md]
 
 Every implementation runs as its own process (``python -m turnip_fdm ...``, ``fdm.cli`` before it existed, with the
-implementation's tree first on ``PYTHONPATH`` and as the working directory): the older
+implementation's tree first on ``PYTHONPATH`` and as the working directory, with bytecode caching
+on - ``PYTHONDONTWRITEBYTECODE`` removed from its environment if this shell sets it - so that
+every implementation starts from its ``.pyc`` files as a user's does): the older
 commits are extracted with ``git archive`` into a temporary directory, "new" is this checkout
 as it is (its commit and whether the tree is dirty are recorded).  Per process: the wall time
 (``time.perf_counter`` around it, Python start-up and imports included, as a user sees it),
@@ -116,6 +118,10 @@ def run_once(tree: Path, args: tuple[str, ...], scratch: Path) -> Run:
     work = Path(tempfile.mkdtemp(dir=scratch))
     out = work / "out"
     env = dict(os.environ, PYTHONPATH=str(tree))
+    # bytecode caching on for every implementation, as a user has it: a shell with
+    # PYTHONDONTWRITEBYTECODE set (this machine's) would make each run compile its modules again
+    # (about 70 ms of start-up, old and new alike)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     with open(work / "stdout", "wb") as so, open(work / "stderr", "wb") as se:
         t0 = time.perf_counter()
         # the command line moved from fdm.cli to turnip_fdm (issue 7)
@@ -218,7 +224,9 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
         f"New: this checkout at {_commit()}. Older: " + ", ".join(f"`{c}`" for c in olds) + ".",
         "",
         "Wall time: one process, start-up and imports included, median of the measured runs (each "
-        "implementation ran the demo once, unmeasured, first; the implementations in turn). CPU: user + "
+        "implementation ran the demo once, unmeasured, first, so every one starts from its `.pyc` files: "
+        "bytecode caching on for all, `PYTHONDONTWRITEBYTECODE` removed; the implementations in turn). "
+        "CPU: user + "
         "system time of the process and the children it waited for, median. Peak: the largest maximum "
         "resident set size of the process and its children (`ru_maxrss`). Ratios: the median wall time of "
         "each older implementation over the new one, from the same run. `87290a8` is the code when "
