@@ -264,7 +264,7 @@ class _ViewJobs:
         self.fork = _Forked.can_fork()
         cpus = os.cpu_count() or 1
         self.at_once = max(1, min(len(views), VIEWS_AT_ONCE or cpus)) if self.fork else 1
-        self.waiting = list(views)
+        self.waiting = list(enumerate(views))   # (place in ``views``, view): a view may come twice
         self.running: dict[int, _Forked] = {}
         try:
             self._start()
@@ -274,12 +274,12 @@ class _ViewJobs:
 
     def _start(self) -> None:
         while self.waiting and len(self.running) < self.at_once:
-            v = self.waiting.pop(0)
-            self.running[v] = _Forked(view_pictures, self.plan, self.layout, v, 1 if self.fork else THREAD_WORKERS)
+            i, v = self.waiting.pop(0)
+            self.running[i] = _Forked(view_pictures, self.plan, self.layout, v, 1 if self.fork else THREAD_WORKERS)
 
-    def result(self, view: int) -> tuple[list[Encoded], JsonDoc]:
-        """View ``view``'s result (waiting for it); then the next waiting view starts."""
-        job = self.running.pop(view)
+    def result(self, i: int) -> tuple[list[Encoded], JsonDoc]:
+        """The result of ``views[i]`` (waiting for it); then the next waiting view starts."""
+        job = self.running.pop(i)
         try:
             return job.result()   # type: ignore[no-any-return]
         finally:
@@ -333,10 +333,10 @@ def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[in
     page = layout_page_base(plan, layout, views, summary, statics)
     pictures: list[Encoded] = []
     page_pictures: list[JsonDoc] = []
-    for v in views:
+    for i, v in enumerate(views):
         pictures += ab[v]
         if layout.solved and draw_c:
-            drawn, page_pics = jobs.result(v)
+            drawn, page_pics = jobs.result(i)
             pictures += drawn
             page_pictures.append(page_pics)
         tick(f"view {v} drawn")

@@ -148,3 +148,13 @@ def test_a_ctrl_c_during_the_fork_is_not_lost():
                        capture_output=True, text=True, timeout=60,
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert r.stdout == "interrupted\n", (r.stdout, r.stderr)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_one_child_at_a_time_and_a_view_twice(demo_plan, monkeypatch):
+    """VIEWS_AT_ONCE = 1 (each child starts when the one before is collected) and a view asked
+    for twice: the files of the thread path."""
+    monkeypatch.setattr(report, "VIEWS_AT_ONCE", 1)
+    forked, _ = report.layout_files(demo_plan, [1, 0, 1])
+    serial, _ = _in_a_thread(report.layout_files, demo_plan, [1, 0, 1])
+    assert _differ(forked, serial) == []
