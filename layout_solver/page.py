@@ -226,15 +226,16 @@ def layout_page_base(plan: RenderPassPlan, layout: SubsampledLayout, views: Sequ
 
 
 def finish_layout_page_data(doc: JsonDoc, plan: RenderPassPlan, pictures: Sequence[ViewPictures | JsonDoc] = (),
-                            sweep: bool | JsonDoc = True) -> JsonDoc:
+                            sweep: bool | JsonDoc = True, parts: JsonParts | None = None) -> JsonDoc:
     """``doc`` (of :func:`layout_page_base`, taken over) with the sweep and the pictures, bounded:
-    :func:`layout_page_data`'s document."""
+    :func:`layout_page_data`'s document.  ``parts``: its values already in JSON
+    (:func:`json_parts`), for the bound's size."""
     if isinstance(sweep, dict):
         doc["sweep"] = sweep
     else:
         doc["sweep"] = offset_sweep(plan) if sweep else {"steps": [], "reason": "not planned"}
     doc["pictures"] = _pictures_json(pictures)
-    return _bounded(doc)
+    return _bounded(doc, parts)
 
 
 def sysmem_page_data(plan: SysmemPlan, summary: str) -> JsonDoc:
@@ -247,31 +248,61 @@ def sysmem_page_data(plan: SysmemPlan, summary: str) -> JsonDoc:
             "sweep": {"steps": [], "reason": "a sysmem pass has no bins"}, "pictures": []}
 
 
-def _size(doc: Mapping[str, Any]) -> int:
-    return len(json.dumps(doc, separators=(",", ":")))
+def json_text(value: Any) -> str:
+    """``value`` in the page's JSON (compact separators)."""
+    return json.dumps(value, separators=(",", ":"))
 
 
-def _bounded(doc: JsonDoc) -> JsonDoc:
+#: values of a document already in JSON (:func:`json_parts`): key -> (the value, its JSON)
+JsonParts = dict[str, tuple[Any, str]]
+
+
+def json_parts(doc: Mapping[str, Any]) -> JsonParts:
+    """The JSON of each value of ``doc`` but its ``notes`` (the bound appends to them), for
+    :func:`page_html` and the bound to take instead of encoding them again: ``layout`` makes
+    them while the views' children work, so that less is left after the last one ends.  The
+    values must not change after this (a value replaced by another object is encoded anew)."""
+    return {k: (v, json_text(v)) for k, v in doc.items() if k != "notes"}
+
+
+def _doc_json(doc: Mapping[str, Any], parts: JsonParts | None = None) -> str:
+    """``json.dumps(doc, separators=(",", ":"))``, the same text, each value's JSON taken from
+    ``parts`` where it holds that very object (a JSON object is its members' texts joined)."""
+    if not parts:
+        return json_text(doc)
+    members = []
+    for k, v in doc.items():
+        p = parts.get(k)
+        members.append(f"{json_text(k)}:{p[1] if p is not None and p[0] is v else json_text(v)}")
+    return "{" + ",".join(members) + "}"
+
+
+def _size(doc: Mapping[str, Any], parts: JsonParts | None = None) -> int:
+    return len(_doc_json(doc, parts))
+
+
+def _bounded(doc: JsonDoc, parts: JsonParts | None = None) -> JsonDoc:
     """Drop the sweep, then the pictures, while the data passes the soft bound (noted on the page)."""
-    size = _size(doc)
+    size = _size(doc, parts)
     if size > _SOFT_BYTES and doc["sweep"]["steps"]:
         doc["sweep"] = {"steps": [], "reason": f"dropped: the page would pass {_SOFT_BYTES >> 20} MiB"}
         doc["notes"].append("the offset sweep was dropped to keep the page small")
-        size = _size(doc)
+        size = _size(doc, parts)
     if size > _SOFT_BYTES and doc["pictures"]:
         doc["pictures"] = []
         doc["notes"].append("the reconstruction pictures were dropped to keep the page small")
     return doc
 
 
-def _script_json(doc: Mapping[str, Any]) -> str:
+def _script_json(doc: Mapping[str, Any], parts: JsonParts | None = None) -> str:
     """JSON safe inside ``<script>``: no ``</`` (or ``<!--``) can end the element early."""
-    return json.dumps(doc, separators=(",", ":")).replace("<", "\\u003c").replace(">", "\\u003e")
+    return _doc_json(doc, parts).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def page_html(data: Mapping[str, Any]) -> str:
+def page_html(data: Mapping[str, Any], parts: JsonParts | None = None) -> str:
     """The self-contained page: styles, data and script inline.  Raises if it passes
-    :data:`MAX_PAGE_BYTES` (a bug of the bounds above)."""
+    :data:`MAX_PAGE_BYTES` (a bug of the bounds above).  ``parts``: values of ``data`` already
+    in JSON (:func:`json_parts`)."""
     title = html.escape(str(data.get("title", "turnip-fdm")))
     links = "".join(f'<li>{html.escape(caption)}: <a href="{html.escape(stem)}.svg">{html.escape(stem)}.svg</a> '
                     f'<a href="{html.escape(stem)}.png">{html.escape(stem)}.png</a></li>'
@@ -283,7 +314,7 @@ def page_html(data: Mapping[str, Any]) -> str:
             f'<body>\n<header><h1 id="title">{title}</h1><p id="summary"></p></header>\n'
             f'<nav id="tabs" role="tablist"></nav>\n<main id="main"></main>\n{footer}'
             f'<noscript>This page draws with JavaScript; the same numbers are in plan.txt / layout.txt.</noscript>\n'
-            f'<script type="application/json" id="turnip-data">{_script_json(data)}</script>\n'
+            f'<script type="application/json" id="turnip-data">{_script_json(data, parts)}</script>\n'
             f"<script>\n{_asset('page.js')}</script>\n</body></html>\n")
     if len(page.encode("utf-8")) > MAX_PAGE_BYTES:
         raise AssertionError(f"the page has {len(page)} bytes, over MAX_PAGE_BYTES (a bug of the page's bounds)")

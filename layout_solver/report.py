@@ -23,6 +23,8 @@ from .page import (
     JsonDoc,
     ViewPictures,
     finish_layout_page_data,
+    json_parts,
+    json_text,
     layout_page_base,
     offset_sweep,
     page_html,
@@ -331,6 +333,11 @@ def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[in
         if layout.solved and draw_c:
             statics += [(f"{stem}_v{v}", caption) for stem, caption in C_PICTURES]
     page = layout_page_base(plan, layout, views, summary, statics)
+    # and in JSON, with the sweep (its child ends before the views' do), for the bound and the
+    # page: only the (c) pictures are left to encode after the last view's child ends
+    sweep_doc = sweep.result()
+    parts = json_parts(page)
+    parts["sweep"] = (sweep_doc, json_text(sweep_doc))
     pictures: list[Encoded] = []
     page_pictures: list[JsonDoc] = []
     for i, v in enumerate(views):
@@ -347,8 +354,8 @@ def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[in
     if statics != [(stem, caption) for stem, _, _, caption in pictures]:   # never: C_PICTURES names them
         raise AssertionError("the (c) pictures are not the ones C_PICTURES names")
     files["layout.txt"] = (summary + "\n\n" + ltable + "\n").encode("utf-8")
-    files["index.html"] = page_html(finish_layout_page_data(page, plan, page_pictures,
-                                                            sweep=sweep.result())).encode("utf-8")
+    files["index.html"] = page_html(finish_layout_page_data(page, plan, page_pictures, sweep=sweep_doc, parts=parts),
+                                    parts).encode("utf-8")
     tick("index.html")
     return files, summary
 

@@ -327,13 +327,16 @@ def _distinct_rows(rows: F32Array) -> tuple[F32Array, IntArray]:
 
 
 def sample_grid_near(image: F32Array, tx: FloatArray, ty: FloatArray, *, height: int | None = None,
-                     row0: int = 0) -> FloatArray:
+                     row0: int = 0, dedup: bool = True) -> FloatArray:
     """:func:`sample_grid` with LINEAR and CLAMP_TO_EDGE, to within :data:`NEAR_BOUND`, about
     twice as fast: the same weights and texels, interpolated along x on the distinct texel
     rows read, then along y (instead of four weights and four gathers per point); a point whose
     two texel rows hold the same values takes the x interpolation of that row as it is (their
     blend with weights of sum 1, to within the same bound).  For pictures whose values are
-    quantised; never a result of the model.  ``height``, ``row0``: as :func:`sample_grid`'s."""
+    quantised; never a result of the model.  ``height``, ``row0``: as :func:`sample_grid`'s.
+    ``dedup=False``: every texel row read counts as distinct (equal rows are blended, within
+    the same bound) - for an image whose adjacent rows seldom repeat (the subsampled one: the
+    comparison would cost more than it saves; the expanded one repeats each row ``fh`` times)."""
     w = image.shape[1]
     h = image.shape[0] if height is None else height
     x, y = tx - 0.5, ty - 0.5
@@ -344,7 +347,8 @@ def sample_grid_near(image: F32Array, tx: FloatArray, ty: FloatArray, *, height:
     r0, r1 = np.minimum(np.maximum(j0, 0), h - 1), np.minimum(np.maximum(j0 + 1, 0), h - 1)
     rlo, rhi = int(r0.min()), int(r1.max())
     clo, chi = int(i0c.min()), int(i1c.max())
-    rows, where = _distinct_rows(image[rlo - row0:rhi - row0 + 1, clo:chi + 1])
+    window = image[rlo - row0:rhi - row0 + 1, clo:chi + 1]
+    rows, where = _distinct_rows(window) if dedup else (window, np.arange(len(window)))
     along_x = (1 - a) * rows[:, i0c - clo]
     tmp = a * rows[:, i1c - clo]
     along_x += tmp

@@ -250,7 +250,7 @@ def picture_rasters(plan: RenderPassPlan, layout: SubsampledLayout, view: int, *
     def work(i: int) -> FloatArray:
         err = np.full((-(-H // k), -(-W // k)), np.nan)
         for x0, y0, x1, y1, m, xa, ya, tx, ty, band, row0 in grid.blocks(part=(i, n)):
-            e = sample_grid_near(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya])
+            e = sample_grid_near(rec.subsampled, tx[x0 - xa:x1 - xa], ty[y0 - ya:y1 - ya], dedup=False)
             e -= sample_grid_near(band, grid.ref_tx[x0:x1], grid.ref_ty[y0:y1], height=H, row0=row0)
             np.abs(e, out=e)
             if not m.all():

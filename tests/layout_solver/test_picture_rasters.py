@@ -46,14 +46,15 @@ def test_picture_rasters_are_the_rasters(which, max_side, drop, request):
         assert np.array_equal(_heat(q), heat_rgb(np.nan_to_num(r.error, nan=0.0), vmax=top))
 
 
-def test_sample_grid_near_is_within_its_bound():
+@pytest.mark.parametrize("dedup", [True, False])
+def test_sample_grid_near_is_within_its_bound(dedup):
     rng = np.random.default_rng(22)
     img = rng.uniform(-1.0, 1.0, (40, 50)).astype(np.float32)
     img[5:9] = img[5]   # repeated rows (the expanded image's fragments)
     for _ in range(20):
         tx = np.sort(rng.uniform(-3.0, 53.0, 37))
         ty = np.sort(rng.uniform(-3.0, 43.0, 29))
-        near = sample_grid_near(img, tx, ty)
+        near = sample_grid_near(img, tx, ty, dedup=dedup)
         exact = sample_grid(img, tx, ty, "linear", "clamp_to_edge")
         assert np.max(np.abs(near - exact)) <= NEAR_BOUND / 100
 
