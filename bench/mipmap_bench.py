@@ -122,8 +122,17 @@ def full_barrier(ctx, cb) -> None:
                        vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, vk.VK_PIPELINE_STAGE_ALL_COMMANDS_BIT)
 
 
+def tail_groups(algorithm: str) -> int | None:
+    """N of ``tiled-tailN`` (the plan with the continuation on dispatches of at most N
+    workgroups, :func:`mipmap.plan.tiled_plan`'s ``tail_groups``), else None."""
+    rest = algorithm.removeprefix("tiled-tail")
+    return int(rest) if rest != algorithm and rest.isdigit() else None
+
+
 def record_cell(runner: MipmapRunner, cb, algorithm: str, img) -> None:
-    if algorithm == "tiled-tail":
+    if (n := tail_groups(algorithm)) is not None:
+        runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, tail_groups=n))
+    elif algorithm == "tiled-tail":
         runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, tail=True))
     elif algorithm == "tiled-split":
         runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, split=True))
@@ -132,6 +141,8 @@ def record_cell(runner: MipmapRunner, cb, algorithm: str, img) -> None:
 
 
 def dispatches(algorithm: str, w: int, h: int) -> int:
+    if (n := tail_groups(algorithm)) is not None:
+        return len(tiled_plan(w, h, tail_groups=n))
     return {"tiled": lambda: len(tiled_plan(w, h)), "tiled-tail": lambda: len(tiled_plan(w, h, tail=True)),
             "tiled-split": lambda: len(tiled_plan(w, h, split=True)),
             "spd": lambda: 1, "spd-split": lambda: 1 + (spd_plan(w, h).tail_levels > 0),
@@ -205,41 +216,49 @@ def roofline_png(cells: list[dict], bw: float, title: str, path: Path) -> None:
     img.save(path)
 
 
-def target_lines(cells: list[dict]) -> list[str]:
-    """Issue 11's targets, each with this run's figure."""
+#: issue 22's targets: the fraction of the floor the faster algorithm must reach, per size
+TARGETS = (((8192, 8192), 0.95), ((4096, 4096), 0.85), ((4095, 4095), 0.65), ((1920, 1080), 0.40))
+
+
+def target_lines(cells: list[dict], ceilings: dict | None = None) -> list[str]:
+    """Issue 22's targets, each cell with this run's best algorithm and, given the breakdown's
+    JSON (bench/mipmap_breakdown.py), the ceiling of any chain of those bytes on this device:
+    the mix kernel (one kernel moving the chain's bytes with its read/write mix, launch and
+    drain included) plus one launch, because the levels after the sixth depend on the output
+    of every 64 x 64 tile (a second dispatch, or a hand-off, which measured no cheaper than a
+    launch: spd against spd-split, tiled-tailN against tiled)."""
     by = {(tuple(c["size"]), c["format"], c["algorithm"]): c for c in cells}
-
-    def best(size, fmt):
-        cs = [by[k] for k in ((size, fmt, "tiled"), (size, fmt, "spd"), (size, fmt, "spd-split")) if k in by]
-        return max(cs, key=lambda c: c["of_floor"]) if cs else None
-
-    out = []
-
-    def line(label, need, got):
-        if not got:
-            return
-        ok = all(c["of_floor"] >= need for c in got)
-        figs = ", ".join(f"{c['format']} {c['algorithm']} {c['of_floor']:.0%} ({c['median_us']:.1f} µs, "
-                         f"floor {c['floor_us']:.1f})" for c in got)
-        out.append(f"- {label} ≥ {need:.0%}: **{'met' if ok else 'not met'}**: {figs}")
-
-    for size, need in (((8192, 8192), 0.75), ((4096, 4096), 0.65)):
-        line(f"{size[0]}² RGBA8, r32f, RGBA16F tiled", need,
-             [by[k] for f in ("rgba8", "r32f", "rgba16f") if (k := (size, f, "tiled")) in by])
-    line("4096² and 8192² sRGBA8 (tiled)", 0.60,
-         [by[k] for size in ((4096, 4096), (8192, 8192)) if (k := (size, "srgba8", "tiled")) in by])
-    for size, need in (((4095, 4095), 0.45), ((1920, 1080), 0.20)):
-        line(f"{size[0]}x{size[1]} every format, the faster algorithm", need,
-             [c for f in FORMAT_NAMES if (c := best(size, f)) is not None])
-        line(f"{size[0]}x{size[1]} every format, tiled (the exact box filter; for information)", need,
-             [by[k] for f in FORMAT_NAMES if (k := (size, f, "tiled")) in by])
-    pot = [(size, f) for size in ((1024, 1024), (2048, 2048), (4096, 4096)) for f in FORMAT_NAMES
-           if (size, f, "spd") in by and (size, f, "tiled") in by]
-    if pot:
-        figs = ", ".join(f"{s[0]}² {f}: spd {by[(s, f, 'spd')]['median_us']:.1f} / tiled "
-                         f"{by[(s, f, 'tiled')]['median_us']:.1f} µs" for s, f in pot)
-        out.append(f"- SPD at least as fast as tiled on powers of two up to 4096²: {figs}")
+    mix = {}
+    launch = None
+    if ceilings:
+        launch = ceilings["launch_us"]
+        mix = {(tuple(c["size"]), c["format"]): c for c in ceilings["cells"] if c["algorithm"] == "tiled"}
+    out = ["| size | format | best | µs | of floor | target | ceiling: mix + 1 launch | verdict |",
+           "|---|---|---|---|---|---|---|---|"]
+    for size, need in TARGETS:
+        for f in FORMAT_NAMES:
+            cs = [by[k] for k in ((size, f, "tiled"), (size, f, "spd"), (size, f, "spd-split")) if k in by]
+            if not cs:
+                continue
+            c = max(cs, key=lambda c: c["of_floor"])
+            m = mix.get((size, f))
+            ceil = c["floor_us"] / (m["mix_us"] + launch) if m is not None and launch is not None else None
+            if c["of_floor"] >= need:
+                verdict = "met"
+            elif ceil is not None and ceil < need:
+                verdict = "out of reach: the ceiling is under the target"
+            elif f == "srgba8" and ceil is not None:
+                l1 = m.get("level1_alone_us")
+                r8 = mix.get((size, "rgba8"), {}).get("level1_alone_us")
+                verdict = "short: the exact sRGB decode (the sampler's is not exact here)" + (
+                    f"; level 1 alone {l1:.1f} µs against RGBA8's {r8:.1f}" if l1 and r8 else "")
+            else:
+                verdict = "short"
+            cstr = (f"{ceil:.0%} ({m['mix_us']:.1f} + {launch:.2f} µs)" if ceil is not None else "—")
+            out.append(f"| {size[0]}x{size[1]} | {f} | {c['algorithm']} | {c['median_us']:.1f} | "
+                       f"{c['of_floor']:.0%} | {need:.0%} | {cstr} | {verdict} |")
     errs = [c for c in cells if c["algorithm"] != "blit" and c["max_err"] not in (0, "")]
+    out.append("")
     out.append("- exactness (tiled and SPD against their models): " +
                ("max err 0 in every cell" if not errs else
                 "NOT exact in " + ", ".join(f"{c['size']} {c['format']} {c['algorithm']} ({c['max_err']})"
@@ -260,11 +279,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-check", action="store_true", help="skip the read-back comparison with the model")
     ap.add_argument("--tail", action="store_true",
                     help="also time tiled_plan(tail=True), the plan with the last-workgroup continuation")
+    ap.add_argument("--tail-groups", default="",
+                    help="N,...: also time tiled_plan(tail_groups=N) as tiled-tailN: the continuation only on "
+                         "dispatches of at most N workgroups")
+    ap.add_argument("--only", default="",
+                    help="ALG,...: time only these of blit, tiled, spd, spd-split (and the added variants)")
     ap.add_argument("--split", action="store_true",
                     help="also time tiled_plan(split=True): level 1 in a fast M = 1 dispatch of its own first")
     ap.add_argument("--verify", default="",
                     help="WxH,...: before timing, check tiled and spd on these sizes against the models "
                          "(both subgroup paths)")
+    ap.add_argument("--ceilings", default="",
+                    help="the JSON of bench/mipmap_breakdown.py (same device): each target line gets the "
+                         "ceiling of its cell (the mix kernel plus one launch)")
+    ap.add_argument("--tex-input", action="store_true",
+                    help="every dispatch reads its input level by texelFetch through a sampled view "
+                         "(MipmapRunner(tex_input=True)) instead of imageLoad")
     ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
                     help="sRGB input level: auto = through the sampler where its decode is exact "
                          "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
@@ -280,7 +310,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lines = []
     algorithms = (["blit", "tiled", "spd", "spd-split"] + (["tiled-tail"] if args.tail else [])
-                  + (["tiled-split"] if args.split else []))
+                  + (["tiled-split"] if args.split else [])
+                  + [f"tiled-tail{int(n)}" for n in args.tail_groups.split(",") if n])
+    if args.only:
+        keep = args.only.split(",")
+        algorithms = [a for a in algorithms if a in keep or a not in ("blit", "tiled", "spd", "spd-split")]
 
     def emit(s=""):
         print(s, flush=True)
@@ -322,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
             for fmt in formats:
                 for shuffle in (None, False):
                     try:
-                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle, hw_srgb=hw_srgb)
+                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle, hw_srgb=hw_srgb, tex_input=args.tex_input)
                     except NotSupported:
                         continue
                     for w, h in verify:
@@ -343,7 +377,7 @@ def main(argv: list[str] | None = None) -> int:
         emit("|---|---|---|---|---|---|---|---|---|---|")
         for fmt in formats:
             try:
-                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb)
+                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=args.tex_input)
             except NotSupported as e:
                 emit(f"| all | {fmt.name} | — | — | not supported: {e} | | | | | |")
                 continue
@@ -362,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
                             results[alg] = None
                             continue
                         try:
-                            runner.check_algorithm("tiled" if alg in ("tiled-tail", "tiled-split") else alg)
+                            runner.check_algorithm("tiled" if alg.startswith("tiled-") else alg)
                         except NotSupported as e:
                             results[alg] = str(e)
                             continue
@@ -382,7 +416,11 @@ def main(argv: list[str] | None = None) -> int:
                         results[alg] = (us, err, time.time() - t0)
                     blit = results.get("blit")
                     blit_med = statistics.median(blit[0]) if isinstance(blit, tuple) else None
-                    for alg in ["tiled", "spd"] + algorithms[3:] + ["blit"]:
+                    base = ("tiled", "spd", "spd-split")
+                    order = ([a for a in base if a in algorithms]
+                             + [a for a in algorithms if a not in base + ("blit",)]
+                             + (["blit"] if "blit" in algorithms else []))
+                    for alg in order:
                         r = results.get(alg)
                         if r is None:
                             emit(f"| {w}x{h} | {fmt.name} | {alg} | — | n/a: over SPD's {SPD_MAX_SIZE}² limit "
@@ -403,9 +441,10 @@ def main(argv: list[str] | None = None) -> int:
                                       "min_us": round(float(us.min()), 2), "dispatches": disp,
                                       "of_floor": round(floor_us / med, 4), "floor_bytes": nbytes})
         emit()
-        emit("## Targets (issue 11), figures from this run")
+        emit("## Targets (issue 22), figures from this run"
+             + (f"; ceilings from {args.ceilings}" if args.ceilings else ""))
         emit()
-        for line in target_lines(cells):
+        for line in target_lines(cells, json.loads(Path(args.ceilings).read_text()) if args.ceilings else None):
             emit(line)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -75,28 +75,32 @@ def timed(ctx, record, marks: int, scratch, runs: int, warm: int, heater=None) -
     return np.diff(ts, axis=1)[warm:] / 1000.0
 
 
-class Copier:
-    """shaders/copy.comp over the first n bytes of two buffers (read n/2, write n/2)."""
+class Streamer:
+    """A grid-stride streaming kernel over the first n bytes of two buffers: shaders/copy.comp
+    (``reads=1``: reads n/2, writes n/2) or shaders/mix.comp (``reads=3``: reads 3n/4 from
+    three streams, writes n/4: a mip chain's read/write mix)."""
 
-    def __init__(self, ctx, max_bytes: int):
+    def __init__(self, ctx, max_bytes: int, spv: str = "copy.spv", reads: int = 1):
         vk = self.vk = ctx.vk
-        self.ctx = ctx
+        self.ctx, self.reads = ctx, reads
         usage = vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
-        half = max_bytes // 2 + 16
-        self.a, self.b = ctx.buffer(half, usage), ctx.buffer(half, usage)
+        word = max_bytes // (reads + 1) + 16
+        sizes = (reads * word, word)
+        self.a, self.b = ctx.buffer(sizes[0], usage), ctx.buffer(sizes[1], usage)
         sb = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
         set_layout = ctx.descriptor_set_layout([(0, sb, 1), (1, sb, 1)])
         self.layout = ctx.pipeline_layout(set_layout, 4)
-        self.pipe = ctx.compute_pipeline(load_spv("copy.spv"), self.layout)
+        self.pipe = ctx.compute_pipeline(load_spv(spv), self.layout)
         self.dset = ctx.allocate_set(ctx.descriptor_pool([(sb, 2)], 1), set_layout)
-        infos = [vk.VkDescriptorBufferInfo(buffer=b.handle, offset=0, range=half) for b in (self.a, self.b)]
+        infos = [vk.VkDescriptorBufferInfo(buffer=b.handle, offset=0, range=n)
+                 for b, n in zip((self.a, self.b), sizes, strict=True)]
         writes = [vk.VkWriteDescriptorSet(dstSet=self.dset, dstBinding=i, descriptorType=sb, pBufferInfo=[infos[i]])
                   for i in range(2)]
         vk.vkUpdateDescriptorSets(ctx.device, 2, writes, 0, None)
 
     def record(self, cb, nbytes: int) -> None:
         vk = self.vk
-        count = nbytes // 2 // 16
+        count = nbytes // (self.reads + 1) // 16
         groups = max(1, min(-(-count // 256), 4096))
         vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.pipe)
         vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.layout, 0, 1, [self.dset], 0, None)
@@ -157,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="copies recorded before each measurement's warm-up, to keep the clocks up")
     ap.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES))
     ap.add_argument("--formats", default=",".join(FORMAT_NAMES))
+    ap.add_argument("--tex-input", action="store_true",
+                    help="every dispatch reads its input level by texelFetch through a sampled view "
+                         "(MipmapRunner(tex_input=True)) instead of imageLoad")
     ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
                     help="sRGB input level: auto = through the sampler where its decode is exact "
                          "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
@@ -178,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
         info = ctx.info
         bw = shader_copy_bandwidth(ctx)
         biggest = max(floor_bytes(w, h, f.bytes_per_texel) for w, h in sizes for f in formats)
-        copier = Copier(ctx, biggest)
+        copier = Streamer(ctx, biggest)
+        mixer = Streamer(ctx, biggest, "mix.spv", reads=3)
         scratch = ctx.buffer(EVICT_BYTES, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
 
         heat_copies = max(1, int(args.heat_ms * 1e-3 * bw / biggest))
@@ -191,10 +199,16 @@ def main(argv: list[str] | None = None) -> int:
         def warm_for(floor_us: float) -> int:
             return max(5, min(3000, int(args.warm_ms * 1000.0 / max(floor_us, 1.0))))
 
-        def copy_us(nbytes: int) -> float:
+        def stream_us(streamer: Streamer, nbytes: int) -> float:
             f = nbytes / bw * 1e6
-            return statistics.median(timed(ctx, lambda cb, mark: (mark(cb), copier.record(cb, nbytes), mark(cb)),
+            return statistics.median(timed(ctx, lambda cb, mark: (mark(cb), streamer.record(cb, nbytes), mark(cb)),
                                            2, scratch, args.runs, warm_for(f), heater)[:, 0])
+
+        def copy_us(nbytes: int) -> float:
+            return stream_us(copier, nbytes)
+
+        def mix_us(nbytes: int) -> float:
+            return stream_us(mixer, nbytes)
 
         launch = copy_us(0)
         emit("# Mip chains on the H100: where the time goes (bench/mipmap_breakdown.py)")
@@ -212,9 +226,12 @@ def main(argv: list[str] | None = None) -> int:
         emit("Columns: *µs* the median; *MB* bytes moved (input level read once, each level written once); "
              "*floor* those bytes at the copy bandwidth; *copy µs* the copy kernel moving exactly those bytes "
              "(what any kernel of that size reaches, launch and drain included); *of floor* floor / µs; "
-             "*copy of floor* floor / copy µs: the ceiling at that size.")
+             "*copy of floor* floor / copy µs; *mix µs* shaders/mix.comp moving exactly those bytes with a "
+             "chain's mix (3 bytes read for each written), *mix of floor* floor / mix µs: what one kernel of "
+             "that size and traffic reaches, launch and drain included: the ceiling of a one-dispatch chain "
+             "(a chain of k dispatches adds k - 1 launches).")
         for fmt in formats:
-            runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb)
+            runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=args.tex_input)
             for w, h in sizes:
                 ls = level_sizes(w, h)
                 bpt = fmt.bytes_per_texel
@@ -223,8 +240,9 @@ def main(argv: list[str] | None = None) -> int:
                 emit()
                 emit(f"## {w}x{h} {fmt.name}")
                 emit()
-                emit("| what | levels | µs | MB | floor µs | of floor | copy µs | copy of floor |")
-                emit("|---|---|---|---|---|---|---|---|")
+                emit("| what | levels | µs | MB | floor µs | of floor | copy µs | copy of floor | mix µs "
+                     "| mix of floor |")
+                emit("|---|---|---|---|---|---|---|---|---|---|")
                 with ctx.scope():
                     img = runner.make_image(w, h)
                     runner.upload(img, random_level0(w, h, fmt, seed=w * 7 + h))
@@ -238,25 +256,28 @@ def main(argv: list[str] | None = None) -> int:
                     total = statistics.median(per.sum(axis=1))
                     dispatch_us = [float(statistics.median(per[:, k])) for k in range(len(plan))]
                     ccopy = copy_us(chain_bytes)
+                    cmix = mix_us(chain_bytes)
                     emit(f"| tiled chain, {len(plan)} dispatches | 1-{len(ls) - 1} | {total:.1f} | "
                          f"{chain_bytes / 1e6:.1f} | {chain_floor:.1f} | {chain_floor / total:.0%} | {ccopy:.1f} | "
-                         f"{chain_floor / ccopy:.0%} |")
+                         f"{chain_floor / ccopy:.0%} | {cmix:.1f} | {chain_floor / cmix:.0%} |")
                     rows = []
                     for k, d in enumerate(plan):
                         nb = dispatch_bytes(d, ls, bpt)
                         fl = nb / bw * 1e6
-                        cu = copy_us(nb)
+                        cu, mu = copy_us(nb), mix_us(nb)
                         lv = f"{d.input_level + 1}-{d.input_level + d.total_levels}"
                         emit(f"| dispatch {k}: {d.kernel} M={d.levels}, {d.workgroups} groups | {lv} | "
                              f"{dispatch_us[k]:.1f} | {nb / 1e6:.2f} | {fl:.2f} | {fl / dispatch_us[k]:.0%} | "
-                             f"{cu:.1f} | {fl / cu:.0%} |")
+                             f"{cu:.1f} | {fl / cu:.0%} | {mu:.1f} | {fl / mu:.0%} |")
                         rows.append({"dispatch": k, "kernel": d.kernel, "levels": [d.input_level + 1,
                                      d.input_level + d.total_levels], "us": round(dispatch_us[k], 2),
-                                     "bytes": nb, "floor_us": round(fl, 3), "copy_us": round(cu, 2)})
+                                     "bytes": nb, "floor_us": round(fl, 3), "copy_us": round(cu, 2),
+                                     "mix_us": round(mu, 2)})
                     cells.append({"size": [w, h], "format": fmt.name, "algorithm": "tiled",
                                   "median_us": round(total, 2), "floor_us": round(chain_floor, 2),
                                   "of_floor": round(chain_floor / total, 4), "copy_us": round(ccopy, 2),
                                   "copy_of_floor": round(chain_floor / ccopy, 4), "dispatch_us": dispatch_us,
+                                  "mix_us": round(cmix, 2), "mix_of_floor": round(chain_floor / cmix, 4),
                                   "dispatches": rows})
                     first = plan[0]
                     if first.kernel == "fast" and first.levels > 1:
@@ -274,9 +295,9 @@ def main(argv: list[str] | None = None) -> int:
                                                     heater)[:, 0])
                         nb = dispatch_bytes(d, ls, bpt)
                         fl = nb / bw * 1e6
-                        cu = copy_us(nb)
+                        cu, mu = copy_us(nb), mix_us(nb)
                         emit(f"| level 1 alone (fast M=1, {d.workgroups} groups) | 1 | {t:.1f} | {nb / 1e6:.2f} | "
-                             f"{fl:.2f} | {fl / t:.0%} | {cu:.1f} | {fl / cu:.0%} |")
+                             f"{fl:.2f} | {fl / t:.0%} | {cu:.1f} | {fl / cu:.0%} | {mu:.1f} | {fl / mu:.0%} |")
                         cells[-1]["level1_alone_us"] = round(t, 2)
                     if max(w, h) <= SPD_MAX_SIZE:
                         def rec_spd(cb, mark, img=img, runner=runner):
@@ -287,11 +308,13 @@ def main(argv: list[str] | None = None) -> int:
                         t = statistics.median(timed(ctx, rec_spd, 2, scratch, args.runs, warm_for(chain_floor),
                                                     heater)[:, 0])
                         emit(f"| spd, 1 dispatch | 1-{len(ls) - 1} | {t:.1f} | {chain_bytes / 1e6:.1f} | "
-                             f"{chain_floor:.1f} | {chain_floor / t:.0%} | {ccopy:.1f} | {chain_floor / ccopy:.0%} |")
+                             f"{chain_floor:.1f} | {chain_floor / t:.0%} | {ccopy:.1f} | {chain_floor / ccopy:.0%} | "
+                             f"{cmix:.1f} | {chain_floor / cmix:.0%} |")
                         cells.append({"size": [w, h], "format": fmt.name, "algorithm": "spd",
                                       "median_us": round(t, 2), "floor_us": round(chain_floor, 2),
                                       "of_floor": round(chain_floor / t, 4), "copy_us": round(ccopy, 2),
-                                      "copy_of_floor": round(chain_floor / ccopy, 4), "dispatch_us": [t]})
+                                      "copy_of_floor": round(chain_floor / ccopy, 4), "dispatch_us": [t],
+                                      "mix_us": round(cmix, 2), "mix_of_floor": round(chain_floor / cmix, 4)})
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines) + "\n")

@@ -74,8 +74,7 @@ class MipImage:
         flags = storage_view_flags(ctx, fmt_id, view_id)
         usage = (vk.VK_IMAGE_USAGE_STORAGE_BIT | vk.VK_IMAGE_USAGE_TRANSFER_SRC_BIT
                  | vk.VK_IMAGE_USAGE_TRANSFER_DST_BIT)
-        if fmt.srgb:  # binding 4 (below)
-            usage |= vk.VK_IMAGE_USAGE_SAMPLED_BIT
+        usage |= vk.VK_IMAGE_USAGE_SAMPLED_BIT  # bindings 4 (sRGB) and 5 (below)
         self.image = ctx.image(width, height, self.levels, fmt_id, view_id, usage, flags)
         table = tables(max(width, height))
         self.tables = ctx.buffer(table.nbytes, vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, host_visible=True)
@@ -117,6 +116,14 @@ class MipImage:
             writes.append(vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=4,
                                                   descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                                                   pImageInfo=[sinfo]))
+        # binding 5: every level through a sampled view in the storage views' format (common.glsl,
+        # TEX_INPUT; declared by every kernel, so written even where the constant leaves it unread)
+        tview = ctx.image_view(self.image.handle, view_id, levels=self.levels, usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT)
+        finfo = vk.VkDescriptorImageInfo(sampler=runner.sampler, imageView=tview,
+                                          imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)
+        writes.append(vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=5,
+                                              descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                              pImageInfo=[finfo]))
         vk.vkUpdateDescriptorSets(ctx.device, len(writes), writes, 0, None)
 
     def level_bytes(self) -> list[int]:
@@ -190,6 +197,21 @@ def srgb_decode_exact(ctx: Vulkan) -> bool:
     return _SRGB_EXACT[ctx]
 
 
+def texel_fetch_input(fmt: Format, kernel: PipelineKernel, tail: bool) -> bool:
+    """Whether a pipeline reads its input level by texelFetch (common.glsl, TEX_INPUT) by
+    default: where that measured faster on the H100 than imageLoad, in one call against the
+    code before (bench/results/h100.experiments.md, fifth round; medians in µs):
+
+    * RGBA16F, every kernel: 4096² tiled 82.9 -> 75.5, spd 87.3 -> 77.1, spd-split 82.4 ->
+      74.8; 8192² tiled 259.1 -> 251.1; 4095² spd-split 82.9 -> 75.5; 1920x1080 spd 20.7 ->
+      20.2, spd-split 22.3 -> 20.7 (the float16 widening done by the texture path);
+    * the other formats, the single-pass downsampler with its hand-off (``spd``): 4096² r32f
+      49.9 -> 44.0, rgba8 49.9 -> 44.8; 4095² r32f 50.7 -> 45.1; 1920x1080 r32f 13.3 -> 12.0;
+    * elsewhere (their tiled kernels and spd-split) within 1 % either way, and one cell slower
+      (1920x1080 sRGBA8 spd-split 19.2 -> 30.7): imageLoad stays."""
+    return fmt.name == "rgba16f" or (kernel == "spd" and tail)
+
+
 def nearest_sampler(ctx: Vulkan) -> Handle:
     """An owned sampler for texelFetch (no filtering, every level reachable)."""
     vk = ctx.vk
@@ -240,12 +262,15 @@ class MipmapRunner:
     """Pipelines of one format on one device."""
 
     def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None,
-                 fused_decode: bool | None = None, hw_srgb: bool | None = None):
+                 fused_decode: bool | None = None, hw_srgb: bool | None = None, tex_input: bool | None = None):
         """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
         the shared-memory path. fused_decode (8-bit formats): None uses the one-operation
         decode where :func:`fma_rounds_once`, False never, True always (tests: what the probe
         guards against). hw_srgb (sRGB): None reads the input level through the sampler's
-        decode where :func:`srgb_decode_exact`, False never, True always (tests, likewise)."""
+        decode where :func:`srgb_decode_exact`, False never, True always (tests, likewise).
+        tex_input: the main pass reads its input level by texelFetch (binding 5) instead of
+        imageLoad: None where :func:`texel_fetch_input` says (what measured faster), False
+        never, True always."""
         self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
         vk = self.vk
         info = ctx.info
@@ -257,17 +282,18 @@ class MipmapRunner:
         self.fused_decode = fmt.quantised_8bit and (fused_decode if fused_decode is not None
                                                      else fma_rounds_once(ctx))
         self.hw_srgb = fmt.srgb and (hw_srgb if hw_srgb is not None else srgb_decode_exact(ctx))
+        self.tex_input = tex_input
         cis = vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
         self.set_layout = ctx.descriptor_set_layout([
             (0, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS),
             (1, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
             (2, vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1),
             (3, vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, MAX_BINDING_LEVELS)]
-            + ([(4, cis, 1)] if fmt.srgb else []))
+            + ([(4, cis, 1)] if fmt.srgb else []) + [(5, cis, 1)])
         self.layout = ctx.pipeline_layout(self.set_layout, PUSH_BYTES)
         self.desc_pool = ctx.descriptor_pool([(vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 2 * MAX_BINDING_LEVELS * 8),
-                                              (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16), (cis, 8)], 8)
-        self.sampler = nearest_sampler(ctx) if fmt.srgb else None
+                                              (vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 16), (cis, 16)], 8)
+        self.sampler = nearest_sampler(ctx)
         # modules now, outside any ctx.scope(), so that they live as long as the runner; the
         # pipelines (one per kernel, level count and continuation) on first use, owned by the
         # runner (a ctx.scope() open at that moment must not destroy them)
@@ -293,8 +319,9 @@ class MipmapRunner:
         key: PipelineKey = (kernel, levels, tail, input_level, whole_tiles)
         if key not in self._pipelines:
             vk = self.vk
+            tex = self.tex_input if self.tex_input is not None else texel_fetch_input(self.fmt, kernel, tail)
             consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level, int(whole_tiles),
-                      int(self.fused_decode), int(self.hw_srgb)]
+                      int(self.fused_decode), int(self.hw_srgb), int(tex)]
             data = vk.ffi.new("uint32_t[]", consts)
             entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(consts))]
             spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(consts), pData=data)

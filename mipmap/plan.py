@@ -22,7 +22,12 @@ Measured on the H100 it is slower than the dispatches it replaces (run of 6922ff
 ``--tail``: 4096² r32f 64.5 against 41.7 µs, 4095² 133.1 against 102.4, 1920x1080 37.9
 against 28.7: one workgroup walking six small levels with coherent loads and a barrier per
 level costs more than a barrier and a launch per level pair), so the default plan is
-nvpro's; the single-pass downsampler is the one-dispatch path.
+nvpro's; the single-pass downsampler is the one-dispatch path.  Nor does it pay where the
+dispatch is small (``tail_groups``: only dispatches of at most that many workgroups hand off):
+run of 2026-11-27 (bench/results/h100.experiments.md, fifth round), tail_groups 4 / 64 against
+none, 8192² r32f 133.9 / 133.6 against 133.1 µs, 4095² r32f 106.8 / 133.1 against 102.1,
+1920x1080 r32f 31.7 / 37.6 against 29.4: even in a 4-workgroup dispatch the hand-off costs
+more than the launch it saves.
 """
 from __future__ import annotations
 
@@ -98,10 +103,13 @@ def fast_levels(width: int, height: int, remaining: int) -> int:
     return m
 
 
-def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False) -> list[Dispatch]:
+def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False,
+               tail_groups: int = 0) -> list[Dispatch]:
     """The dispatches that generate levels 1.. of a width x height image: nvpro's plan, or with
     ``tail=True`` cut short by the last-workgroup continuation (slower on the H100, see the
-    module docstring).  ``split=True``: where nvpro's first dispatch is the fast kernel with
+    module docstring).  ``tail_groups``: the continuation only where the dispatch has at most
+    that many workgroups (its hand-off then costs a few atomics, not thousands of fences).
+    ``split=True``: where nvpro's first dispatch is the fast kernel with
     M > 1, a fast M = 1 dispatch writes level 1 alone first (one 2x2 quad per invocation: the
     pass that carries most of the traffic, in the access pattern that reached 89-98% of the
     copy bandwidth at 8192² in bench/results/h100.sol.md), then nvpro's rule from level 1."""
@@ -129,7 +137,7 @@ def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False)
                 groups = _ceil_div(dw, GENERAL_TILE) * _ceil_div(dh, GENERAL_TILE)
             kernel, local = "general", GENERAL_LOCAL
         rest = 0
-        if tail and level + m < len(sizes) - 1:
+        if (tail or groups <= tail_groups) and level + m < len(sizes) - 1:
             nw, nh = sizes[level + m + 1]
             if nw * nh <= TAIL_MAX_TEXELS:
                 rest = len(sizes) - 1 - level - m

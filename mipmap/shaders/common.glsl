@@ -40,6 +40,16 @@ layout(set = 0, binding = 1, std430) readonly buffer Tables { float tab[]; };
 // the main pass reads its input level there when HW_SRGB_DECODE (below)
 layout(set = 0, binding = 4) uniform sampler2D srgbView;
 #endif
+// binding 5: every level through a sampled view in the storage views' format (R32_SFLOAT,
+// R32_UINT, R16G16B16A16_SFLOAT), with a nearest sampler: with TEX_INPUT the main pass reads
+// its input level by texelFetch, through the texture path and its cache, instead of imageLoad.
+// texelFetch returns the texel unfiltered: the word itself, the float32, or the float16
+// widened, which is exact (tests/vk/test_mipmap_gpu.py checks every format bit for bit).
+#if QUANT8
+layout(set = 0, binding = 5) uniform usampler2D inputView;
+#else
+layout(set = 0, binding = 5) uniform sampler2D inputView;
+#endif
 // the hand-off counter: every workgroup adds 1; the last one resets it to 0
 layout(set = 0, binding = 2, std430) coherent buffer Counter { uint arrived; };
 
@@ -77,6 +87,9 @@ layout(constant_id = 5) const uint FUSED_DECODE = 0;
 // bench/results/h100.breakdown.md). Only the input level: a level written in the same
 // dispatch is read through the storage views, coherent where it is handed between workgroups.
 layout(constant_id = 6) const uint HW_SRGB_DECODE = 0;
+// 1: the main pass reads its input level through binding 5 (texelFetch) instead of binding 0.
+// Only the input level: the dispatch writes every other level it reads.
+layout(constant_id = 7) const uint TEX_INPUT = 0;
 
 // Levels are selected with constant indices (a switch): lavapipe lacks
 // shaderStorageImageArrayDynamicIndexing.
@@ -118,6 +131,7 @@ ivec2 levelSize(uint level) {
 #define VAL FVAL
 #endif
 RAW rawLoad(uint level, ivec2 p) {
+    if (TEX_INPUT != 0u && level == INPUT_LEVEL) return RAW(texelFetch(inputView, p, int(level)));
     if (HAS_TAIL != 0u && level >= pc.handoff) {
         switch (level) {
 #define CLOAD_CASE(k) case k: return imageLoad(shared_levels[k], p);

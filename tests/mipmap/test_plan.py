@@ -86,6 +86,36 @@ def test_known_plans_with_the_continuation(size, want):
         if groups is not None:
             assert d.workgroups == groups
 
+@settings(deadline=None)
+@given(st.integers(1, 20000), st.integers(1, 20000), st.sampled_from([1, 4, 64, 1024]))
+def test_continuation_on_small_dispatches_only(w, h, tail_groups):
+    """tail_groups=N: nvpro's plan up to the first dispatch of at most N workgroups after which
+    the next level is small; that dispatch's last workgroup makes every remaining level."""
+    plan = tiled_plan(w, h, tail_groups=tail_groups)
+    nvpro = tiled_plan(w, h)
+    sizes = level_sizes(w, h)
+    assert [(d.kernel, d.input_level, d.levels, d.workgroups) for d in plan] == \
+        [(d.kernel, d.input_level, d.levels, d.workgroups) for d in nvpro[:len(plan)]]
+    for d in plan[:-1]:
+        assert d.tail_levels == 0
+        nw, nh = sizes[d.input_level + d.levels + 1] if d.input_level + d.levels + 1 < len(sizes) else (0, 0)
+        assert d.workgroups > tail_groups or nw * nh > TAIL_MAX_TEXELS
+    if plan and plan[-1].tail_levels:
+        last = plan[-1]
+        nw, nh = sizes[last.input_level + last.levels + 1]
+        assert last.workgroups <= tail_groups and nw * nh <= TAIL_MAX_TEXELS
+        assert last.input_level + last.total_levels == len(sizes) - 1
+    elif plan:
+        assert plan == nvpro
+
+
+def test_known_plans_with_the_continuation_on_small_dispatches():
+    # 8192²: the 4-workgroup dispatch of levels 7-12 makes level 13 (bench/results/h100.experiments.md)
+    assert [(d.levels, d.workgroups, d.tail_levels) for d in tiled_plan(8192, 8192, tail_groups=4)] == \
+        [(6, 16384, 0), (6, 4, 1)]
+    assert [(d.levels, d.tail_levels) for d in tiled_plan(1920, 1080, tail_groups=4)] == [(3, 0), (2, 0), (2, 3)]
+    assert tiled_plan(4096, 4096, tail_groups=4) == tiled_plan(4096, 4096)
+
 
 def test_one_texel_needs_no_dispatch():
     assert tiled_plan(1, 1) == []
