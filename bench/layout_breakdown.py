@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     from layout_solver.draw import to_png, to_svg
     from layout_solver.page import layout_page_data, offset_sweep, page_html, pictures_json
     from layout_solver.pictures import framebuffer_picture, subsampled_picture
-    from layout_solver.reconstruct import picture_rasters, reconstruct_view
+    from layout_solver.reconstruct import picture_rasters, render_bins
+    from layout_solver.reconstruct.view import subsampled_path
     from layout_solver.solver import tu_calc_subsampled
 
     def step(name: str, fn: Callable[[], Any]) -> Any:
@@ -90,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     # each view's steps below run here, serially, one sampling thread (as in a view's child)
     page_pics = []
     for v in range(plan.scenario.fdm_layers):
-        step(f"view {v}: render, store, aprons, metadata (reconstruct_view)",
-             lambda v=v: reconstruct_view(plan, layout, v, keep_stored=False))
+        step(f"view {v}: render, store the subsampled image, aprons, metadata (picture_rasters' first part)",
+             lambda v=v: subsampled_path(plan, layout, v, render_bins(plan, v), keep_stored=False))
         step(f"view {v}: the same and every pixel centre sampled (picture_rasters)",
              lambda v=v: picture_rasters(plan, layout, v, workers=1))
         drawn, pics = step(f"view {v}: the same and the (c) pictures drawn (rasters, heat map)",
