@@ -292,15 +292,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ceilings", default="",
                     help="the JSON of bench/mipmap_breakdown.py (same device): each target line gets the "
                          "ceiling of its cell (the mix kernel plus one launch)")
-    ap.add_argument("--tex-input", action="store_true",
-                    help="every dispatch reads its input level by texelFetch through a sampled view "
-                         "(MipmapRunner(tex_input=True)) instead of imageLoad")
+    ap.add_argument("--tex-input", choices=("auto", "on", "off"), default="auto",
+                    help="input levels by texelFetch through a sampled view instead of imageLoad: auto = where "
+                         "mipmap.gpu.texel_fetch_input says (the default), on = every dispatch, off = none")
     ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
                     help="sRGB input level: auto = through the sampler where its decode is exact "
                          "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
     hw_srgb: bool | None = False if args.srgb_decode == "table" else None
+    tex: bool | None = {"auto": None, "on": True, "off": False}[args.tex_input]
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
         formats = [get_format(f) for f in args.formats.split(",")]
@@ -356,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
             for fmt in formats:
                 for shuffle in (None, False):
                     try:
-                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle, hw_srgb=hw_srgb, tex_input=args.tex_input)
+                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle, hw_srgb=hw_srgb, tex_input=tex)
                     except NotSupported:
                         continue
                     for w, h in verify:
@@ -377,7 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         emit("|---|---|---|---|---|---|---|---|---|---|")
         for fmt in formats:
             try:
-                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=args.tex_input)
+                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=tex)
             except NotSupported as e:
                 emit(f"| all | {fmt.name} | — | — | not supported: {e} | | | | | |")
                 continue

@@ -161,15 +161,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="copies recorded before each measurement's warm-up, to keep the clocks up")
     ap.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES))
     ap.add_argument("--formats", default=",".join(FORMAT_NAMES))
-    ap.add_argument("--tex-input", action="store_true",
-                    help="every dispatch reads its input level by texelFetch through a sampled view "
-                         "(MipmapRunner(tex_input=True)) instead of imageLoad")
+    ap.add_argument("--tex-input", choices=("auto", "on", "off"), default="auto",
+                    help="input levels by texelFetch through a sampled view instead of imageLoad: auto = where "
+                         "mipmap.gpu.texel_fetch_input says (the default), on = every dispatch, off = none")
     ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
                     help="sRGB input level: auto = through the sampler where its decode is exact "
                          "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
     hw_srgb: bool | None = False if args.srgb_decode == "table" else None
+    tex: bool | None = {"auto": None, "on": True, "off": False}[args.tex_input]
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     formats = [get_format(f) for f in args.formats.split(",")]
     lines: list[str] = []
@@ -231,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
              "that size and traffic reaches, launch and drain included: the ceiling of a one-dispatch chain "
              "(a chain of k dispatches adds k - 1 launches).")
         for fmt in formats:
-            runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=args.tex_input)
+            runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=tex)
             for w, h in sizes:
                 ls = level_sizes(w, h)
                 bpt = fmt.bytes_per_texel
