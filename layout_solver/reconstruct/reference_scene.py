@@ -62,6 +62,4 @@ def scene_grid(xs: npt.ArrayLike, ys: npt.ArrayLike, fb_size: Pair) -> FloatArra
     hi = float(a.max()) - float(b.min()) + 0.1
     if lo < 0.004 + _SLACK and hi > -0.004 - _SLACK:
         np.add(v, 0.2, out=v, where=np.abs(a - b + 0.1) < 0.004)
-    np.minimum(v, 1.0, out=v)
-    np.maximum(v, 0.0, out=v)
-    return v
+    return np.clip(v, 0.0, 1.0, out=v)
