@@ -11,7 +11,10 @@ evicts L2 and a full barrier; BOTTOM_OF_PIPE timestamps):
   dispatch moves (its input level read once, every level it writes written once); that many
   bytes at the 1 GiB copy bandwidth (its floor); and the copy kernel (shaders/copy.comp)
   moving exactly that many bytes, timed the same way: what any kernel of that size reaches
-  (launch, ramp-up and drain included), the physical ceiling of the dispatch;
+  (launch, ramp-up and drain included); and the mix kernel (shaders/mix.comp) moving the same
+  bytes with a chain's traffic, three bytes read for each written (a copy reads one for each):
+  what one kernel of that size and traffic reaches, the ceiling the issue-22 table of
+  bench/mipmap_bench.py --ceilings uses (plus one launch);
 * **level 1 alone** (where the first dispatch is the fast kernel): the fast kernel with M = 1,
   the pass that moves most of the bytes, against the copy of the same bytes;
 * **spd**: its one dispatch against the copy of the whole chain's bytes;
