@@ -7,7 +7,8 @@ Each step is run ``--repeat`` times on its own, serially, after one unmeasured r
 every thread, ``time.process_time``, and of the child processes it waited for: the views' and
 the offset sweep's children of ``layout_files``), with the wall time of that run.  A view's
 steps run with one sampling thread, as in its child.  The start-up (``python -c`` importing
-what ``layout`` imports: its registrar, then Pillow) is timed as separate processes.  The last
+what ``layout`` imports: its registrar, then Pillow) is timed as separate processes, with
+bytecode caching on (``PYTHONDONTWRITEBYTECODE`` removed, as ``layout_bench.py`` does).  The last
 rows time the whole ``layout_files`` with at most one view's child at a time
 (``VIEWS_AT_ONCE = 1``) and with two (the default on 2 CPUs since issue 22's part 3).  Not a
 test: nothing here asserts a speed; compare figures of one run only.
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     code = ("from turnip_fdm.cli import registrars; registrars('layout'); "
             "import PIL.Image, PIL.ImageDraw, PIL.PngImagePlugin")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)   # from .pyc files, as a user's start-up (bench/layout_bench.py)
     starts = []
     for _ in range(a.repeat):
         t = time.perf_counter()
