@@ -191,8 +191,18 @@ class _Forked:
         # "Exception ignored" and goes on (seen in tests/cli/test_interrupt.py: the command
         # finished with status 0); blocked, it waits until the child is recorded here
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        r, w = os.pipe()
-        pid = os.fork()
+        try:
+            r, w = os.pipe()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            raise
+        try:
+            pid = os.fork()
+        except BaseException:   # no child (EAGAIN, ENOMEM): the error as it is, Ctrl-C as before
+            os.close(r)
+            os.close(w)
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+            raise
         if pid == 0:   # the child
             status = 1
             try:

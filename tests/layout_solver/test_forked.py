@@ -158,3 +158,18 @@ def test_one_child_at_a_time_and_a_view_twice(demo_plan, monkeypatch):
     forked, _ = report.layout_files(demo_plan, [1, 0, 1])
     serial, _ = _in_a_thread(report.layout_files, demo_plan, [1, 0, 1])
     assert _differ(forked, serial) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork")
+def test_a_failed_fork_leaves_ctrl_c_as_it_was(monkeypatch):
+    """os.fork failing (EAGAIN): its error, and SIGINT not left blocked (nor the pipe open)."""
+    def no_fork():
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    monkeypatch.setattr(os, "fork", no_fork)
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, set())
+    fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    with pytest.raises(BlockingIOError):
+        report._Forked(_child_pid, 1)
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, set()) == before and signal.SIGINT not in before
+    if fds is not None:
+        assert len(os.listdir("/proc/self/fd")) == fds
