@@ -117,9 +117,10 @@ def _gray(a: np.ndarray, lo: float, span: float) -> np.ndarray:
 #: it cannot fork, one view at a time in a thread, its sampling shared by :data:`THREAD_WORKERS`
 VIEWS_AT_ONCE: int | None = None   # None: the CPUs
 #: largest framebuffer (pixels) whose CPU reconstruction pictures (c) are drawn: the
-#: reconstruction samples in bounded blocks, but holds the expanded, stored and subsampled
-#: float32 images of one view (about 16 bytes per framebuffer pixel: 4096x4096 stays under
-#: 1 GB, bench/results/layout.md), so larger passes get (a) and (b) only, and the summary says so
+#: reconstruction samples in bounded blocks (the expanded image a band of rows at a time), but
+#: each view's child holds its subsampled float32 image and its fragments (vr4096: 164 MB a
+#: process, bench/results/layout.md), and the children run at once, so larger passes get (a)
+#: and (b) only, and the summary says so
 MAX_RECONSTRUCTION_PIXELS = 4096 * 4096
 
 
