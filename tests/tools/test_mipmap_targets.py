@@ -1,20 +1,27 @@
 """bench/mipmap_bench.py's issue-22 verdicts: each cell against its target and the two ceilings
 of bench/mipmap_breakdown.py (the mix kernel alone; the mix plus one launch)."""
+from __future__ import annotations
+
 import importlib.util
 import json
 import sys
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
+Cell = dict[str, Any]
+
 
 @pytest.fixture(scope="module")
-def mb():
+def mb() -> ModuleType:
     sys.path.insert(0, str(BENCH))
     try:
         spec = importlib.util.spec_from_file_location("mipmap_bench", BENCH / "mipmap_bench.py")
+        assert spec is not None and spec.loader is not None
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         return mod
@@ -22,19 +29,19 @@ def mb():
         sys.path.remove(str(BENCH))
 
 
-def _cell(size, fmt, alg, us, floor_us):
+def _cell(size: tuple[int, int], fmt: str, alg: str, us: float, floor_us: float) -> Cell:
     return {"size": list(size), "format": fmt, "algorithm": alg, "median_us": us, "floor_us": floor_us,
             "of_floor": floor_us / us, "max_err": 0}
 
 
-def _verdicts(mb, cells, mix_us, launch=2.5):
+def _verdicts(mb: ModuleType, cells: list[Cell], mix_us: dict[str, float], launch: float = 2.5) -> dict[str, str]:
     ceil = {"launch_us": launch, "cells": [{"size": c["size"], "format": c["format"], "algorithm": "tiled",
                                             "mix_us": mix_us[c["format"]]} for c in cells]}
     rows = [r for r in mb.target_lines(cells, ceil) if r.startswith("| 4096x4096")]
     return {r.split("|")[2].strip(): r.split("|")[-2].strip() for r in rows}
 
 
-def test_each_verdict_where_its_numbers_put_it(mb):
+def test_each_verdict_where_its_numbers_put_it(mb: ModuleType) -> None:
     # 4096²: target 85%; floor 30 µs. r32f met (34 µs = 88%); rgba8 under the mix alone (mix 36 µs:
     # 83%); srgba8 between (mix 34: 88%, + 2.5: 82%); rgba16f short of both (mix 31: 97%)
     cells = [_cell((4096, 4096), "r32f", "tiled", 34.0, 30.0), _cell((4096, 4096), "rgba8", "tiled", 40.0, 30.0),
@@ -47,13 +54,13 @@ def test_each_verdict_where_its_numbers_put_it(mb):
     assert v["rgba16f"] == "short"
 
 
-def test_the_best_algorithm_of_a_cell_is_judged(mb):
+def test_the_best_algorithm_of_a_cell_is_judged(mb: ModuleType) -> None:
     cells = [_cell((4096, 4096), "r32f", "tiled", 40.0, 30.0), _cell((4096, 4096), "r32f", "spd-split", 34.0, 30.0)]
     rows = [r for r in mb.target_lines(cells) if r.startswith("| 4096x4096 | r32f")]
     assert len(rows) == 1 and "| spd-split |" in rows[0] and rows[0].endswith("| met |")
 
 
-def test_retarget_rewrites_only_the_targets_section(mb, tmp_path):
+def test_retarget_rewrites_only_the_targets_section(mb: ModuleType, tmp_path: Path) -> None:
     cells = [_cell((4096, 4096), "r32f", "tiled", 40.0, 30.0)]
     md = tmp_path / "run.md"
     md.write_text("# header\n\n| the run's table |\n\n## Targets (issue 22), old\n\n| stale |\n")
