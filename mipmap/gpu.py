@@ -28,6 +28,7 @@ from .plan import (
     SPD_TILE,
     Algorithm,
     Dispatch,
+    spd_handoff,
     spd_plan,
     split_groups,
     tiled_plan,
@@ -460,12 +461,15 @@ class MipmapRunner:
             if k:
                 self._compute_barrier(cb)
             key: PipelineKey = (d.kernel, d.levels, d.tail_levels > 0, d.input_level, False)
+            if spd_handoff(d):
+                key = ("spd", d.levels, True, d.input_level, True)
             if key != current:
                 self._bind(cb, key, img)
                 current = key
             handoff = d.input_level + d.levels if d.tail_levels else NO_HANDOFF
             self._push(cb, img, d.tail_levels, handoff)
-            gx, gy = d.grid
+            # the single pass places its tiles by a 2D grid of them
+            gx, gy = (d.width >> 6, d.height >> 6) if key[0] == "spd" else d.grid
             vk.vkCmdDispatch(cb, gx, gy, 1)
             if after_dispatch is not None:
                 after_dispatch(cb, k)

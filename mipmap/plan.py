@@ -103,12 +103,39 @@ def fast_levels(width: int, height: int, remaining: int) -> int:
     return m
 
 
+def spd_handoff(d: Dispatch) -> bool:
+    """Whether :meth:`mipmap.gpu.MipmapRunner.record_tiled` runs dispatch ``d`` with the single-pass
+    kernel: a fast M = 6 dispatch of whole 64 x 64 tiles whose last workgroup makes the
+    remaining levels, at most six from a level of at most 64 x 64 (one tile) whose sides are powers
+    of two. The single pass's
+    64 x 64 pass is the fast kernel's (tile.glsl), and on even sizes SPD's rule is the box, so
+    the values are the plan's; its hand-off fences in one invocation (arriveLast(true)) and its
+    continuation is the 64 x 64 pass, where the fast kernel's is tailChain, a barrier per level."""
+    if d.kernel != "fast" or d.levels != 6 or not d.tail_levels or d.tail_levels > 6:
+        return False
+    if d.width % 64 or d.height % 64:
+        return False
+    tw, th = d.width >> 6, d.height >> 6
+    # one tile of at most 64 x 64 for the last workgroup, and sizes that halve evenly down to 1
+    # (SPD's rule drops an odd texel where nvpro's filters three: they agree on even sizes only)
+    return tw <= 64 and th <= 64 and tw & (tw - 1) == 0 and th & (th - 1) == 0
+
+
+#: the default plan's hand-off: a fast M = 6 dispatch of at most this many workgroups hands the
+#: remaining levels to its last workgroup where :func:`spd_handoff` holds (the single pass's
+#: kernel does it). H100, same call, two runs (h100.experiments.md, fifth round): 8192² r32f
+#: 133.4 -> 132.1 µs (94% -> 95% of the floor), RGBA8 134.7 -> 133.6, sRGBA8 187.4 -> 185.6,
+#: RGBA16F 250.9 -> 250.4; in the fast kernel (tailChain) the same hand-off was slower
+HANDOFF_GROUPS = 4
+
+
 def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False,
-               tail_groups: int = 0) -> list[Dispatch]:
+               tail_groups: int | None = None) -> list[Dispatch]:
     """The dispatches that generate levels 1.. of a width x height image: nvpro's plan, or with
     ``tail=True`` cut short by the last-workgroup continuation (slower on the H100, see the
     module docstring).  ``tail_groups``: the continuation only where the dispatch has at most
-    that many workgroups (its hand-off then costs a few atomics, not thousands of fences).
+    that many workgroups (its hand-off then costs a few atomics, not thousands of fences);
+    None (the default): only where :data:`HANDOFF_GROUPS` and :func:`spd_handoff` allow it.
     ``split=True``: where nvpro's first dispatch is the fast kernel with
     M > 1, a fast M = 1 dispatch writes level 1 alone first (one 2x2 quad per invocation: the
     pass that carries most of the traffic, in the access pattern that reached 89-98% of the
@@ -137,10 +164,14 @@ def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False,
                 groups = _ceil_div(dw, GENERAL_TILE) * _ceil_div(dh, GENERAL_TILE)
             kernel, local = "general", GENERAL_LOCAL
         rest = 0
-        if (tail or groups <= tail_groups) and level + m < len(sizes) - 1:
+        small = groups <= (HANDOFF_GROUPS if tail_groups is None else tail_groups)
+        if (tail or small) and level + m < len(sizes) - 1:
             nw, nh = sizes[level + m + 1]
             if nw * nh <= TAIL_MAX_TEXELS:
                 rest = len(sizes) - 1 - level - m
+        if rest and not tail and tail_groups is None \
+                and not spd_handoff(Dispatch(kernel, level, w, h, m, groups, local, rest)):
+            rest = 0
         plan.append(Dispatch(kernel, level, w, h, m, groups, local, rest))
         level += m + rest
         w, h = sizes[level]

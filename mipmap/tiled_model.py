@@ -403,7 +403,9 @@ def general_pass(m: Machine, d: Dispatch) -> None:
 
 
 def tail_pass(m: Machine, d: Dispatch) -> None:
-    """Levels after the main pass of ``d``, made by the grid's last workgroup (shaders: tailChain)."""
+    """Levels after the main pass of ``d``, made by the grid's last workgroup (shaders: tailChain;
+    where :func:`~mipmap.plan.spd_handoff` holds, the GPU runs the single pass's 64 x 64 pass
+    instead: the same values, by other invocations)."""
     gx, gy = d.grid
     local = np.arange(d.local_size)
     gid = (gx * gy - 1) * d.local_size + local

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mipmap.plan import TAIL_MAX_TEXELS, spd_plan, tiled_plan
+from mipmap.plan import HANDOFF_GROUPS, TAIL_MAX_TEXELS, spd_handoff, spd_plan, tiled_plan
 from mipmap.reference import level_sizes
 from turnip_base.errors import ScenarioError
 
@@ -39,7 +39,9 @@ def test_tiled_plan_makes_every_level_once(w, h, tail, split):
             level += d.tail_levels
     assert level == len(sizes) - 1
     if not tail:
-        assert not any(d.tail_levels for d in plan)
+        # the default plan hands off only in a small dispatch the single pass's kernel can finish
+        assert all(spd_handoff(d) and d.workgroups <= HANDOFF_GROUPS for d in plan if d.tail_levels)
+        assert not any(d.tail_levels for d in tiled_plan(w, h, split=split, tail_groups=0))
         return
     # a plan never stops short of a level it could have continued from
     for d in plan[:-1]:
@@ -51,6 +53,7 @@ def test_tiled_plan_makes_every_level_once(w, h, tail, split):
 @pytest.mark.parametrize("size,want", [
     ((4096, 4096), [("fast", 0, 6, 4096), ("fast", 6, 6, 1)]),
     ((8192, 8192), [("fast", 0, 6, 16384), ("fast", 6, 6, 4), ("general", 12, 1, 1)]),
+    ((192, 64), [("fast", 0, 6, 3), ("general", 6, 1, 1)]),
     ((2048, 2048), [("fast", 0, 6, 1024), ("fast", 6, 5, 1)]),
     ((1920, 1080), [("fast", 0, 3, 2025), ("general", 3, 2, None), ("general", 5, 2, None),
                     ("general", 7, 2, None), ("general", 9, 1, None)]),
@@ -58,7 +61,7 @@ def test_tiled_plan_makes_every_level_once(w, h, tail, split):
     ((2052, 2052), [("fast", 0, 2, None), ("general", 2, 2, None), ("fast", 4, 6, None), ("general", 10, 1, None)]),
 ])
 def test_known_plans(size, want):
-    plan = tiled_plan(*size)
+    plan = tiled_plan(*size, tail_groups=0)   # nvpro's rule alone
     assert len(plan) == len(want)
     for d, (kernel, level, m, groups) in zip(plan, want, strict=True):
         assert d.kernel == kernel and d.levels == m and d.tail_levels == 0
@@ -92,7 +95,7 @@ def test_continuation_on_small_dispatches_only(w, h, tail_groups):
     """tail_groups=N: nvpro's plan up to the first dispatch of at most N workgroups after which
     the next level is small; that dispatch's last workgroup makes every remaining level."""
     plan = tiled_plan(w, h, tail_groups=tail_groups)
-    nvpro = tiled_plan(w, h)
+    nvpro = tiled_plan(w, h, tail_groups=0)
     sizes = level_sizes(w, h)
     assert [(d.kernel, d.input_level, d.levels, d.workgroups) for d in plan] == \
         [(d.kernel, d.input_level, d.levels, d.workgroups) for d in nvpro[:len(plan)]]
@@ -109,12 +112,28 @@ def test_continuation_on_small_dispatches_only(w, h, tail_groups):
         assert plan == nvpro
 
 
+# the default plan: nvpro's, but a fast M = 6 dispatch of at most HANDOFF_GROUPS whole tiles whose
+# next level halves evenly to 1 x 1 hands the rest to its last workgroup (the single pass's kernel)
+@pytest.mark.parametrize("size,want", [
+    ((8192, 8192), [(6, 16384, 0), (6, 4, 1)]),
+    ((8192, 4096), [(6, 8192, 0), (6, 2, 1)]),
+    ((128, 128), [(6, 4, 1)]),
+    ((4096, 4096), [(6, 4096, 0), (6, 1, 0)]),          # nothing left after level 12
+    ((16384, 16384), [(6, 65536, 0), (6, 16, 0), (2, 1, 0)]),   # 16 workgroups: too many
+    ((192, 64), [(6, 3, 0), (1, 1, 0)]),                # level 6 is 3 x 1: odd, no hand-off
+])
+def test_default_plan_hands_off_where_the_single_pass_can(size, want):
+    plan = tiled_plan(*size)
+    assert [(d.levels, d.workgroups, d.tail_levels) for d in plan] == want
+    assert [spd_handoff(d) for d in plan] == [bool(t) for _, _, t in want]
+
+
 def test_known_plans_with_the_continuation_on_small_dispatches():
     # 8192²: the 4-workgroup dispatch of levels 7-12 makes level 13 (bench/results/h100.experiments.md)
     assert [(d.levels, d.workgroups, d.tail_levels) for d in tiled_plan(8192, 8192, tail_groups=4)] == \
         [(6, 16384, 0), (6, 4, 1)]
     assert [(d.levels, d.tail_levels) for d in tiled_plan(1920, 1080, tail_groups=4)] == [(3, 0), (2, 0), (2, 3)]
-    assert tiled_plan(4096, 4096, tail_groups=4) == tiled_plan(4096, 4096)
+    assert tiled_plan(4096, 4096, tail_groups=4) == tiled_plan(4096, 4096, tail_groups=0)
 
 
 def test_one_texel_needs_no_dispatch():

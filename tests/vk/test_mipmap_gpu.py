@@ -4,7 +4,7 @@ import pytest
 
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
-from mipmap.gpu import MipmapRunner, fma_rounds_once, srgb_decode_exact, texel_fetch_input
+from mipmap.gpu import MipmapRunner, fma_rounds_once, spd_handoff, srgb_decode_exact, texel_fetch_input
 from mipmap.plan import SPD_RULE, tiled_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
@@ -12,8 +12,9 @@ from turnip_base.errors import ScenarioError
 
 # each size exercises a distinct plan: fast M = 6; fast M = 3 then general M = 2; general only
 # (3-tap everywhere); a 1-wide image; a non-square power of two (SPD's edge case); a mixed plan;
-# three 64 x 64 tiles side by side (the fast M = 6 pass over several workgroups)
-SIZES = [(64, 64), (24, 40), (63, 37), (1, 7), (128, 32), (300, 200), (192, 64)]
+# three 64 x 64 tiles side by side (the fast M = 6 pass over several workgroups); four tiles
+# whose last workgroup makes level 7 (the default plan's hand-off by the single pass's kernel)
+SIZES = [(64, 64), (24, 40), (63, 37), (1, 7), (128, 32), (300, 200), (192, 64), (128, 128)]
 
 pytestmark = pytest.mark.vulkan
 
@@ -160,6 +161,32 @@ def test_input_level_by_texel_fetch_matches_the_model(vk, runners, fmt_name, alg
         model = spd_reference(level0, fmt) if algorithm in SPD_RULE else stored_chain(level0, fmt)
         cmp = compare_chain(got, model, fmt)
         assert cmp.ok, f"{algorithm} {w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
+
+
+@pytest.mark.parametrize("fmt_name", sorted(FORMATS))
+def test_small_dispatch_handoff_by_the_single_pass_matches_the_model(vk, runners, fmt_name):
+    """tiled_plan(tail_groups=N): a fast M = 6 dispatch of whole tiles whose sides halve evenly
+    hands off in the single-pass kernel (spd_handoff), others in the fast kernel's tailChain;
+    every level is the box filter's either way (two chains in a row: the counter is reset)."""
+    fmt = FORMATS[fmt_name]
+    runner = runner_for(vk, runners, fmt_name, True)
+    # (size, tail_groups, split, spd_handoff of each dispatch that hands off): one level, six
+    # levels, from level 1 (a second dispatch: its continuation starts past level 6), a 3 x 1
+    # level (odd: the fast kernel's continuation), no hand-off at all
+    cases = [((128, 128), 4, False, [True]), ((4096, 256), 256, False, [True]), ((256, 256), 4, True, [True]),
+             ((192, 64), 4, False, [False]), ((256, 256), 4, False, [])]
+    for (w, h), groups, split, handoffs in cases:
+        plan = tiled_plan(w, h, tail_groups=groups, split=split)
+        assert [spd_handoff(d) for d in plan if d.tail_levels] == handoffs
+        level0 = random_level0(w, h, fmt, seed=w * 5 + h)
+        want = stored_chain(level0, fmt)
+        for _ in range(2):
+            with vk.scope():
+                img = runner.make_image(w, h)
+                runner.upload(img, level0)
+                vk.run(lambda cb, img=img, plan=plan: runner.record_tiled(cb, img, plan=plan))
+                cmp = compare_chain(runner.readback(img), want, fmt)
+            assert cmp.ok, f"{w}x{h} {fmt_name} tail_groups={groups}: per-level worst {cmp.per_level}"
 
 
 def test_texel_fetch_by_default_where_it_measured_faster():
