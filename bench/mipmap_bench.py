@@ -270,8 +270,9 @@ def target_lines(cells: list[dict], ceilings: dict | None = None) -> list[str]:
                 cstr = f"{one:.0%} ({m['mix_us']:.1f} µs) | {two:.0%} (+ {launch:.2f} µs)"
             else:
                 cstr = "— | —"
+            # one decimal: a cell a hair under its target must not read as the target
             out.append(f"| {size[0]}x{size[1]} | {f} | {c['algorithm']} | {c['median_us']:.1f} | "
-                       f"{c['of_floor']:.0%} | {need:.0%} | {cstr} | {verdict} |")
+                       f"{c['of_floor']:.1%} | {need:.0%} | {cstr} | {verdict} |")
     errs = [c for c in cells if c["algorithm"] != "blit" and c["max_err"] not in (0, "")]
     out.append("")
     out.append("- exactness (tiled and SPD against their models): " +

@@ -41,7 +41,7 @@ from mipmap_bench import EVICT_BYTES, floor_bytes, full_barrier, parse_size, sha
 
 from mipmap.formats import FORMAT_NAMES, get_format, random_level0  # noqa: E402
 from mipmap.gpu import MipmapRunner, load_spv, srgb_decode_exact  # noqa: E402
-from mipmap.plan import FAST_LOCAL, SPD_MAX_SIZE, Dispatch, tiled_plan  # noqa: E402
+from mipmap.plan import FAST_LOCAL, SPD_MAX_SIZE, Dispatch, spd_handoff, tiled_plan  # noqa: E402
 from mipmap.reference import level_sizes  # noqa: E402
 from turnip_base.harness import open_device  # noqa: E402
 
@@ -110,6 +110,13 @@ class Streamer:
         vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, 4,
                               vk.ffi.new("uint32_t[1]", [count]))
         vk.vkCmdDispatch(cb, groups, 1, 1)
+
+
+def kernel_label(d: Dispatch) -> str:
+    """The kernel of a dispatch as the runner records it, and its hand-off if it has one."""
+    if spd_handoff(d):
+        return f"fast M={d.levels} by the single pass's kernel, hand-off +{d.tail_levels}"
+    return f"{d.kernel} M={d.levels}" + (f", hand-off +{d.tail_levels}" if d.tail_levels else "")
 
 
 def dispatch_bytes(d: Dispatch, sizes: list[tuple[int, int]], bpt: int) -> int:
@@ -270,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
                         fl = nb / bw * 1e6
                         cu, mu = copy_us(nb), mix_us(nb)
                         lv = f"{d.input_level + 1}-{d.input_level + d.total_levels}"
-                        emit(f"| dispatch {k}: {d.kernel} M={d.levels}, {d.workgroups} groups | {lv} | "
+                        emit(f"| dispatch {k}: {kernel_label(d)}, {d.workgroups} groups | {lv} | "
                              f"{dispatch_us[k]:.1f} | {nb / 1e6:.2f} | {fl:.2f} | {fl / dispatch_us[k]:.0%} | "
                              f"{cu:.1f} | {fl / cu:.0%} | {mu:.1f} | {fl / mu:.0%} |")
                         rows.append({"dispatch": k, "kernel": d.kernel, "levels": [d.input_level + 1,

@@ -71,4 +71,4 @@ def test_retarget_rewrites_only_the_targets_section(mb: ModuleType, tmp_path: Pa
     assert mb.retarget(md, str(ceil)) == 0
     text = md.read_text()
     assert text.startswith("# header\n\n| the run's table |\n\n## Targets (issue 22), figures from this run")
-    assert "| stale |" not in text and "| 4096x4096 | r32f | tiled | 40.0 | 75% | 85% |" in text
+    assert "| stale |" not in text and "| 4096x4096 | r32f | tiled | 40.0 | 75.0% | 85% |" in text
