@@ -297,6 +297,22 @@ def retarget(md: Path, ceilings: str) -> int:
     return 0
 
 
+def add_input_options(ap: argparse.ArgumentParser) -> None:
+    """How the kernels read their input level (this benchmark's and bench/mipmap_breakdown.py's)."""
+    ap.add_argument("--tex-input", choices=("auto", "on", "off"), default="auto",
+                    help="input levels by texelFetch through a sampled view instead of imageLoad: auto = where "
+                         "mipmap.gpu.texel_fetch_input says (the default), on = every dispatch, off = none")
+    ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
+                    help="sRGB input level: auto = through the sampler where its decode is exact "
+                         "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
+
+
+def input_options(args: argparse.Namespace) -> tuple[bool | None, bool | None]:
+    """``(hw_srgb, tex_input)`` for :class:`mipmap.gpu.MipmapRunner` from :func:`add_input_options`'."""
+    hw_srgb: bool | None = False if args.srgb_decode == "table" else None
+    return hw_srgb, {"auto": None, "on": True, "off": False}[args.tex_input]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default=None,
@@ -326,18 +342,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ceilings", default="",
                     help="the JSON of bench/mipmap_breakdown.py (same device): each target line gets the "
                          "ceiling of its cell (the mix kernel plus one launch)")
-    ap.add_argument("--tex-input", choices=("auto", "on", "off"), default="auto",
-                    help="input levels by texelFetch through a sampled view instead of imageLoad: auto = where "
-                         "mipmap.gpu.texel_fetch_input says (the default), on = every dispatch, off = none")
-    ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
-                    help="sRGB input level: auto = through the sampler where its decode is exact "
-                         "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
+    add_input_options(ap)
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
     if args.retarget:
         return retarget(Path(args.retarget), args.ceilings)
-    hw_srgb: bool | None = False if args.srgb_decode == "table" else None
-    tex: bool | None = {"auto": None, "on": True, "off": False}[args.tex_input]
+    hw_srgb, tex = input_options(args)
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
         formats = [get_format(f) for f in args.formats.split(",")]

@@ -37,7 +37,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mipmap_bench import EVICT_BYTES, floor_bytes, full_barrier, parse_size, shader_copy_bandwidth  # noqa: E402
+from mipmap_bench import (  # noqa: E402
+    EVICT_BYTES,
+    add_input_options,
+    floor_bytes,
+    full_barrier,
+    input_options,
+    parse_size,
+    shader_copy_bandwidth,
+)
 
 from mipmap.formats import FORMAT_NAMES, get_format, random_level0  # noqa: E402
 from mipmap.gpu import MipmapRunner, load_spv, srgb_decode_exact  # noqa: E402
@@ -171,16 +179,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="copies recorded before each measurement's warm-up, to keep the clocks up")
     ap.add_argument("--sizes", default=",".join(f"{w}x{h}" for w, h in SIZES))
     ap.add_argument("--formats", default=",".join(FORMAT_NAMES))
-    ap.add_argument("--tex-input", choices=("auto", "on", "off"), default="auto",
-                    help="input levels by texelFetch through a sampled view instead of imageLoad: auto = where "
-                         "mipmap.gpu.texel_fetch_input says (the default), on = every dispatch, off = none")
-    ap.add_argument("--srgb-decode", choices=("auto", "table"), default="auto",
-                    help="sRGB input level: auto = through the sampler where its decode is exact "
-                         "(gpu.srgb_decode_exact), table = always the shared-memory table (the code before)")
+    add_input_options(ap)
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
-    hw_srgb: bool | None = False if args.srgb_decode == "table" else None
-    tex: bool | None = {"auto": None, "on": True, "off": False}[args.tex_input]
+    hw_srgb, tex = input_options(args)
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     formats = [get_format(f) for f in args.formats.split(",")]
     lines: list[str] = []

@@ -108,23 +108,22 @@ class MipImage:
             vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=3, descriptorType=vk.VK_DESCRIPTOR_TYPE_STORAGE_IMAGE,
                                     pImageInfo=infos),
         ]
+        def sampled(binding: int, view_format: int) -> Handle:
+            """Every level through a sampled ``view_format`` view with the runner's nearest sampler."""
+            view = ctx.image_view(self.image.handle, view_format, levels=self.levels,
+                                  usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT)
+            info = vk.VkDescriptorImageInfo(sampler=runner.sampler, imageView=view,
+                                            imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)
+            return vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=binding,
+                                           descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                           pImageInfo=[info])
+
+        # binding 4: the image's own sRGB format (common.glsl, HW_SRGB_DECODE); binding 5: the
+        # storage views' format (TEX_INPUT). Declared by every kernel of the format, so written
+        # even where the constant leaves them unread
         if fmt.srgb:
-            # binding 4: every level through the image's own sRGB format (common.glsl, HW_SRGB_DECODE;
-            # declared by every sRGB kernel, so written even where the constant leaves it unread)
-            view = ctx.image_view(self.image.handle, fmt_id, levels=self.levels, usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT)
-            sinfo = vk.VkDescriptorImageInfo(sampler=runner.sampler, imageView=view,
-                                             imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)
-            writes.append(vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=4,
-                                                  descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                                  pImageInfo=[sinfo]))
-        # binding 5: every level through a sampled view in the storage views' format (common.glsl,
-        # TEX_INPUT; declared by every kernel, so written even where the constant leaves it unread)
-        tview = ctx.image_view(self.image.handle, view_id, levels=self.levels, usage=vk.VK_IMAGE_USAGE_SAMPLED_BIT)
-        finfo = vk.VkDescriptorImageInfo(sampler=runner.sampler, imageView=tview,
-                                          imageLayout=vk.VK_IMAGE_LAYOUT_GENERAL)
-        writes.append(vk.VkWriteDescriptorSet(dstSet=self.set, dstBinding=5,
-                                              descriptorType=vk.VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                              pImageInfo=[finfo]))
+            writes.append(sampled(4, fmt_id))
+        writes.append(sampled(5, view_id))
         vk.vkUpdateDescriptorSets(ctx.device, len(writes), writes, 0, None)
 
     def level_bytes(self) -> list[int]:

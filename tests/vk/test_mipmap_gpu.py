@@ -42,10 +42,15 @@ CASES = [(f, True) for f in sorted(FORMATS)] + [("r32f", False), ("srgba8", Fals
 @pytest.mark.parametrize("fmt_name,shuffle", CASES, ids=[f"{f}-{'shuffle' if s else 'shared'}" for f, s in CASES])
 @pytest.mark.parametrize("algorithm", ["tiled", "spd", "spd-split"])
 def test_device_matches_model(vk, runners, fmt_name, algorithm, shuffle):
+    assert_chains_match(runner_for(vk, runners, fmt_name, shuffle), fmt_name, algorithm, seed_scale=31)
+
+
+def assert_chains_match(runner, fmt_name, algorithm, seed_scale):
+    """Every size of SIZES generated with ``algorithm`` on ``runner``: each level the model's
+    (SPD's rule or the box filter), level 0 as uploaded."""
     fmt = FORMATS[fmt_name]
-    runner = runner_for(vk, runners, fmt_name, shuffle)
     for w, h in SIZES:
-        level0 = random_level0(w, h, fmt, seed=w * 31 + h)
+        level0 = random_level0(w, h, fmt, seed=w * seed_scale + h)
         got = runner.generate(algorithm, level0)
         model = spd_reference(level0, fmt) if algorithm in SPD_RULE else stored_chain(level0, fmt)
         cmp = compare_chain(got, model, fmt)
@@ -153,14 +158,7 @@ def _float16_extremes(w: int, h: int, seed: int) -> np.ndarray:
 def test_input_level_by_texel_fetch_matches_the_model(vk, runners, fmt_name, algorithm):
     """tex_input=True: every dispatch reads its input level through the sampled view (binding 5)
     by texelFetch; the chains are the models', level for level, as through imageLoad."""
-    fmt = FORMATS[fmt_name]
-    runner = runner_for(vk, runners, fmt_name, True, tex_input=True)
-    for w, h in SIZES:
-        level0 = random_level0(w, h, fmt, seed=w * 37 + h)
-        got = runner.generate(algorithm, level0)
-        model = spd_reference(level0, fmt) if algorithm in SPD_RULE else stored_chain(level0, fmt)
-        cmp = compare_chain(got, model, fmt)
-        assert cmp.ok, f"{algorithm} {w}x{h} {fmt_name}: per-level worst {cmp.per_level}"
+    assert_chains_match(runner_for(vk, runners, fmt_name, True, tex_input=True), fmt_name, algorithm, seed_scale=37)
 
 
 @pytest.mark.parametrize("fmt_name", sorted(FORMATS))
