@@ -287,6 +287,16 @@ def _render_pass(dev: Device, stack: ExitStack, job: dict[str, Any]) -> tuple[An
             depth = ref
         else:
             colour.append(ref)
+    def add_destination(fmt: int, store_op: int) -> int:
+        """A single-sampled colour attachment written by the pass only (a resolve or the
+        custom-resolve subpass's destination): nothing loaded, ``store_op``; its index."""
+        atts.append(vk.VkAttachmentDescription2(
+            format=fmt, samples=1, loadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, storeOp=store_op,
+            stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE, stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE,
+            initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED, finalLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
+        aspects.append(vk.VK_IMAGE_ASPECT_COLOR_BIT)
+        return len(atts) - 1
+
     for a in [a for a in job["attachments"] if a["kind"] != "depth"]:
         if not a.get("resolve"):
             resolve.append(vk.VkAttachmentReference2(attachment=vk.VK_ATTACHMENT_UNUSED,
@@ -294,13 +304,7 @@ def _render_pass(dev: Device, stack: ExitStack, job: dict[str, Any]) -> tuple[An
             continue
         if a["samples"] == 1:
             raise Unsupported("a resolve of a single-sampled attachment")
-        idx = len(atts)
-        atts.append(vk.VkAttachmentDescription2(
-            format=a["format"], samples=1, loadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-            storeOp=vk.VK_ATTACHMENT_STORE_OP_STORE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
-            finalLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
-        aspects.append(vk.VK_IMAGE_ASPECT_COLOR_BIT)
+        idx = add_destination(a["format"], vk.VK_ATTACHMENT_STORE_OP_STORE)
         resolve.append(vk.VkAttachmentReference2(attachment=idx, layout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
                                                  aspectMask=vk.VK_IMAGE_ASPECT_COLOR_BIT))
     cr = job.get("custom_resolve")
@@ -309,13 +313,7 @@ def _render_pass(dev: Device, stack: ExitStack, job: dict[str, Any]) -> tuple[An
         # (turnip keeps an attachment out of GMEM when only a custom-resolve subpass uses it:
         # tu_subpass_use_attachment, tu_pass.cc); DONT_CARE store, so tu_emit_subsampled gives it no
         # metadata or aprons (it visits stored attachments only)
-        cr_idx = len(atts)
-        atts.append(vk.VkAttachmentDescription2(
-            format=cr["format"], samples=1, loadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-            storeOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, stencilLoadOp=vk.VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-            stencilStoreOp=vk.VK_ATTACHMENT_STORE_OP_DONT_CARE, initialLayout=vk.VK_IMAGE_LAYOUT_UNDEFINED,
-            finalLayout=vk.VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL))
-        aspects.append(vk.VK_IMAGE_ASPECT_COLOR_BIT)
+        cr_idx = add_destination(cr["format"], vk.VK_ATTACHMENT_STORE_OP_DONT_CARE)
     fdm_idx = len(atts)
     fdm_layout = vk.VK_IMAGE_LAYOUT_FRAGMENT_DENSITY_MAP_OPTIMAL_EXT
     atts.append(vk.VkAttachmentDescription2(
