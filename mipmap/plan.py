@@ -169,11 +169,11 @@ def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False,
             nw, nh = sizes[level + m + 1]
             if nw * nh <= TAIL_MAX_TEXELS:
                 rest = len(sizes) - 1 - level - m
-        if rest and not tail and tail_groups is None \
-                and not spd_handoff(Dispatch(kernel, level, w, h, m, groups, local, rest)):
-            rest = 0
-        plan.append(Dispatch(kernel, level, w, h, m, groups, local, rest))
-        level += m + rest
+        d = Dispatch(kernel, level, w, h, m, groups, local, rest)
+        if rest and not tail and tail_groups is None and not spd_handoff(d):
+            d = attrs.evolve(d, tail_levels=0)   # the default hands off only in the single pass's kernel
+        plan.append(d)
+        level += d.total_levels
         w, h = sizes[level]
     return plan
 
