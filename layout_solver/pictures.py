@@ -175,12 +175,14 @@ def to_rgb8(img: np.ndarray) -> np.ndarray:
 
 def gray_rgb(a: np.ndarray, lo: float, span: float, missing: Color) -> np.ndarray:
     """Values to grey levels ``to_rgb8((nan_to_num(a, nan=lo) - lo) / span)``, NaN (nothing
-    there) in the colour ``missing``; strip by strip (the same bytes as the whole-image formula)."""
-    a = np.asarray(a, dtype=np.float64)
+    there) in the colour ``missing``; strip by strip (the same bytes as the whole-image formula;
+    a float32 image is converted to float64 a strip at a time: no image-sized float64 copy, whose
+    fresh pages cost a view's child more than the conversion, issue 22)."""
+    a = np.asarray(a)
     out = np.empty((a.shape[0], a.shape[1], 3), dtype=np.uint8)
     step = _strip_rows(a.shape)
     for y in range(0, a.shape[0], step):
-        x = a[y:y + step]
+        x = np.asarray(a[y:y + step], dtype=np.float64)
         g = _channel8((np.nan_to_num(x, nan=lo) - lo) / span)
         o = out[y:y + step]
         o[...] = g[..., None]
@@ -218,7 +220,8 @@ def heat_rgb(err: np.ndarray, vmax: float | None = None) -> np.ndarray:
 
 
 def heat_rgb_near(err: np.ndarray, near: np.ndarray, slack: float, top: float) -> tuple[np.ndarray, np.ndarray]:
-    """``heat_rgb(err, top)`` of errors ``err`` (>= 0, no NaN) known to within ``slack`` where
+    """``heat_rgb(nan_to_num(err, nan=0), top)`` of errors ``err`` (>= 0; NaN: nothing there,
+    coloured as 0, converted a strip at a time) known to within ``slack`` where
     ``near`` (exact elsewhere), and where that colour may not be the exact errors' one: a
     channel level (before rounding) within reach of a rounding boundary (``k + 0.5``) or of a
     seam of the formula (0.25, 0.5) in ``slack`` (the levels move by at most 255 * 4 * slack /
@@ -231,7 +234,7 @@ def heat_rgb_near(err: np.ndarray, near: np.ndarray, slack: float, top: float) -
     seam = 2 * slack / top + 1e-12
     step = _strip_rows(e.shape)
     for y in range(0, e.shape[0], step):
-        t = np.clip(e[y:y + step] / top, 0.0, 1.0)
+        t = np.clip(np.nan_to_num(e[y:y + step], nan=0.0) / top, 0.0, 1.0)
         n = near[y:y + step]
         u = n & ((np.abs(t - 0.25) < seam) | (np.abs(t - 0.5) < seam))
         for k, level in enumerate(_heat_levels(t)):

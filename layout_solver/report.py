@@ -98,7 +98,8 @@ def _heat(im: PictureRasters) -> np.ndarray:
     the exact array."""
     from .reconstruct import PICTURE_SLACK
     top = im.max_error or 1.0
-    heat, unsure = heat_rgb_near(np.nan_to_num(im.error, nan=0.0), im.near, PICTURE_SLACK, top)
+    # NaN (nothing rendered) as 0 a strip at a time inside: no copy of the whole error raster
+    heat, unsure = heat_rgb_near(im.error, im.near, PICTURE_SLACK, top)
     if unsure.any():
         ys, xs = np.nonzero(unsure)
         heat[ys, xs] = heat_rgb(np.nan_to_num(im.exact(ys, xs), nan=0.0)[None, :], vmax=top)[0]

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from layout_solver import tu_calc_subsampled
-from layout_solver.pictures import heat_rgb, heat_rgb_near
+from layout_solver import pictures, tu_calc_subsampled
+from layout_solver.pictures import gray_rgb, heat_rgb, heat_rgb_near
 from layout_solver.reconstruct import (
     NEAR_BOUND,
     PICTURE_SLACK,
@@ -72,6 +72,32 @@ def test_heat_rgb_near_flags_what_the_slack_could_move():
     _, unsure = heat_rgb_near(err, ~near, PICTURE_SLACK, top)   # exact values: nothing to take again
     assert not unsure.any()
 
+
+
+@pytest.mark.parametrize("strip", [None, 7])
+def test_strip_conversions_are_the_whole_image_formulas(strip, monkeypatch):
+    """heat_rgb_near takes NaN as 0 a strip at a time, gray_rgb converts float32 to float64 a
+    strip at a time (issue 22: no image-sized copies): the bytes of the whole-image formulas,
+    with strips of 7 rows (several) and of the default size (one)."""
+    if strip is not None:
+        monkeypatch.setattr(pictures, "STRIP", strip * 29)
+    rng = np.random.default_rng(5)
+    err = rng.uniform(0, 0.1, (31, 29))
+    err[rng.random(err.shape) < 0.2] = np.nan
+    near = rng.random(err.shape) < 0.5
+    heat, unsure = heat_rgb_near(err, near, PICTURE_SLACK, 0.1)
+    ref, ref_unsure = heat_rgb_near(np.nan_to_num(err, nan=0.0), near, PICTURE_SLACK, 0.1)
+    assert np.array_equal(heat, ref) and np.array_equal(unsure, ref_unsure)
+    assert np.array_equal(heat, heat_rgb(np.nan_to_num(err, nan=0.0), vmax=0.1))
+    img = rng.uniform(-1, 1, (31, 29)).astype(np.float32)
+    img[::5, ::3] = np.nan
+    g = gray_rgb(img, -1.0, 2.0, (210, 225, 240))
+    whole = (np.nan_to_num(img.astype(np.float64), nan=-1.0) + 1.0) / 2.0
+    want = np.repeat(np.rint(np.clip(whole, 0.0, 1.0) * 255.0).astype(np.uint8)[..., None], 3, axis=2)
+    want[np.isnan(img)] = (210, 225, 240)
+    assert np.array_equal(g, want)
+    # the NaN pixels (a fifth) are the white of 0, which a strip left unconverted would not give
+    assert np.isnan(err).sum() > 50 and (heat[np.isnan(err)] == 255).all()
 
 def test_the_heat_map_takes_unsure_pixels_exactly(plan_11_9, monkeypatch):
     """With every reduced pixel unsure, _heat takes them all exactly: still the exact bytes (and
