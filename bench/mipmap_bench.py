@@ -220,7 +220,30 @@ def roofline_png(cells: list[dict], bw: float, title: str, path: Path) -> None:
 TARGETS = (((8192, 8192), 0.95), ((4096, 4096), 0.85), ((4095, 4095), 0.65), ((1920, 1080), 0.40))
 
 
-def target_lines(cells: list[dict], ceilings: dict | None = None) -> list[str]:
+#: a short cell is called instruction-bound where issuing its level-1 pass's instructions alone
+#: takes at least this fraction of that pass's floor time (bench/mipmap_occupancy.py): the SMs
+#: then have no issue slots left to hide the memory latency with
+ISSUE_BOUND = 0.75
+
+
+def issue_note(occupancy: dict | None, fmt: str) -> str:
+    """Why a short cell of ``fmt`` is short, from bench/mipmap_occupancy.py's JSON: its level-1
+    pass's instructions a texel and their issue time against the floor (against RGBA8's), where
+    the issue time reaches :data:`ISSUE_BOUND` of the floor; else ""."""
+    if not occupancy:
+        return ""
+    by = {e["format"]: e for e in occupancy.get("level1", []) if e.get("floor_us")}
+    e = by.get(fmt)
+    if e is None or e["issue_us"] / e["floor_us"] < ISSUE_BOUND:
+        return ""
+    ref = by.get("rgba8")
+    return (f"instruction-bound: level 1 issues {e['instructions']} instructions a texel"
+            + (f" (RGBA8 {ref['instructions']})" if ref and fmt != "rgba8" else "")
+            + f", {e['issue_us'] / e['floor_us']:.0%} of its floor's time at the largest clock, "
+            f"before any memory wait")
+
+
+def target_lines(cells: list[dict], ceilings: dict | None = None, occupancy: dict | None = None) -> list[str]:
     """Issue 22's targets, each cell with this run's best algorithm and, given the breakdown's
     JSON (bench/mipmap_breakdown.py, same device), two ceilings of any chain of those bytes:
 
@@ -233,7 +256,9 @@ def target_lines(cells: list[dict], ceilings: dict | None = None) -> list[str]:
 
     Verdicts: met; short (under the two-dispatch ceiling); out of reach of two dispatches (the
     two-dispatch ceiling is under the target, the mix alone is not: only a single pass whose
-    hand-off costs less than the margin said could get there); out of reach (even the mix)."""
+    hand-off costs less than the margin said could get there); out of reach (even the mix).
+    ``occupancy``: bench/mipmap_occupancy.py's JSON (same device): a short cell whose level-1 pass
+    is instruction-bound says so (:func:`issue_note`)."""
     by = {(tuple(c["size"]), c["format"], c["algorithm"]): c for c in cells}
     mix: dict[tuple[tuple[int, int], str], dict] = {}
     launch = 0.0
@@ -262,10 +287,15 @@ def target_lines(cells: list[dict], ceilings: dict | None = None) -> list[str]:
                            f"{margin:.1f} µs more than the mix")
             else:
                 verdict = "short"
+                note = issue_note(occupancy, f)
                 if f == "srgba8" and m is not None:
                     l1, r8 = m.get("level1_alone_us"), mix.get((size, "rgba8"), {}).get("level1_alone_us")
-                    verdict += ": the exact sRGB decode (the sampler's is not exact here)" + (
+                    verdict += ": the exact sRGB conversion (the sampler's decode is not exact here)" + (
                         f"; level 1 alone {l1:.1f} µs against RGBA8's {r8:.1f}" if l1 and r8 else "")
+                    if note:
+                        verdict += "; " + note
+                elif note:
+                    verdict += ": " + note
             if m is not None and one is not None and two is not None:
                 cstr = f"{one:.0%} ({m['mix_us']:.1f} µs) | {two:.0%} (+ {launch:.2f} µs)"
             else:
@@ -285,14 +315,21 @@ def target_lines(cells: list[dict], ceilings: dict | None = None) -> list[str]:
 TARGETS_HEADING = "## Targets (issue 22)"
 
 
-def retarget(md: Path, ceilings: str) -> int:
+def targets_heading(ceilings: str, occupancy: str) -> str:
+    return (f"{TARGETS_HEADING}, figures from this run" + (f"; ceilings from {ceilings}" if ceilings else "")
+            + (f"; instruction counts from {occupancy}" if occupancy else ""))
+
+
+def retarget(md: Path, ceilings: str, occupancy: str = "") -> int:
     """Rewrite the targets section of a results file (``md``, beside it its ``.json``) from its
-    own cells and ``ceilings``: no device; the same lines a run with ``--ceilings`` writes."""
+    own cells, ``ceilings`` and ``occupancy``: no device; the same lines a run with ``--ceilings``
+    and ``--occupancy`` writes."""
     cells = json.loads(md.with_suffix(".json").read_text())
     text = md.read_text()
     head = text[:text.index(TARGETS_HEADING)] if TARGETS_HEADING in text else text.rstrip("\n") + "\n\n"
-    lines = [f"{TARGETS_HEADING}, figures from this run" + (f"; ceilings from {ceilings}" if ceilings else ""), ""]
-    lines += target_lines(cells, json.loads(Path(ceilings).read_text()) if ceilings else None)
+    lines = [targets_heading(ceilings, occupancy), ""]
+    lines += target_lines(cells, json.loads(Path(ceilings).read_text()) if ceilings else None,
+                          json.loads(Path(occupancy).read_text()) if occupancy else None)
     md.write_text(head + "\n".join(lines) + "\n")
     return 0
 
@@ -342,11 +379,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ceilings", default="",
                     help="the JSON of bench/mipmap_breakdown.py (same device): each target line gets the "
                          "ceiling of its cell (the mix kernel plus one launch)")
+    ap.add_argument("--occupancy", default="",
+                    help="the JSON of bench/mipmap_occupancy.py (same device): a short cell whose level-1 pass "
+                         "is instruction-bound says so")
     add_input_options(ap)
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
     if args.retarget:
-        return retarget(Path(args.retarget), args.ceilings)
+        return retarget(Path(args.retarget), args.ceilings, args.occupancy)
     hw_srgb, tex = input_options(args)
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
@@ -488,10 +528,10 @@ def main(argv: list[str] | None = None) -> int:
                                       "min_us": round(float(us.min()), 2), "dispatches": disp,
                                       "of_floor": round(floor_us / med, 4), "floor_bytes": nbytes})
         emit()
-        emit(f"{TARGETS_HEADING}, figures from this run"
-             + (f"; ceilings from {args.ceilings}" if args.ceilings else ""))
+        emit(targets_heading(args.ceilings, args.occupancy))
         emit()
-        for line in target_lines(cells, json.loads(Path(args.ceilings).read_text()) if args.ceilings else None):
+        for line in target_lines(cells, json.loads(Path(args.ceilings).read_text()) if args.ceilings else None,
+                                 json.loads(Path(args.occupancy).read_text()) if args.occupancy else None):
             emit(line)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,8 @@ NO_HANDOFF = MAX_BINDING_LEVELS  # pc.handoff when no level is shared between wo
 SPD_MAIN_LEVELS = 6  # levels of SPD's main pass: a 64 x 64 tile per workgroup
 #: a pipeline: kernel, MAIN_LEVELS and HAS_TAIL (common.glsl's specialisation constants 1, 2)
 PipelineKey = tuple[PipelineKernel, int, bool, int, bool]
+#: what :meth:`MipmapRunner.pipeline_statistics` asks the driver through
+STATISTICS_EXTENSION = "VK_KHR_pipeline_executable_properties"
 IMAGE_CREATE_EXTENDED_USAGE_BIT = 0x100  # Vulkan 1.1 core; the binding leaves this name None
 
 
@@ -212,6 +214,54 @@ def texel_fetch_input(fmt: Format, kernel: PipelineKernel, tail: bool) -> bool:
     return fmt.name == "rgba16f" or (kernel == "spd" and tail)
 
 
+def dispatch_key(d: Dispatch) -> PipelineKey:
+    """The pipeline :meth:`MipmapRunner.record_tiled` runs tiled dispatch ``d`` with: its kernel,
+    or the single pass's where :func:`~mipmap.plan.spd_handoff` holds."""
+    if spd_handoff(d):
+        return ("spd", d.levels, True, d.input_level, True)
+    return (d.kernel, d.levels, d.tail_levels > 0, d.input_level, False)
+
+
+def dispatch_grid(d: Dispatch) -> tuple[int, int]:
+    """Its workgroup grid: the single pass places its tiles by a 2D grid of them."""
+    return (d.width >> 6, d.height >> 6) if spd_handoff(d) else d.grid
+
+
+def spd_keys(width: int, height: int, split: bool) -> list[PipelineKey]:
+    """The pipelines of :meth:`MipmapRunner.record_spd` (``split``: spd-split's two dispatches)."""
+    plan = spd_plan(width, height)
+    if plan.mips == 0:
+        return []
+    whole = width % SPD_TILE == 0 and height % SPD_TILE == 0
+    handoff = plan.tail_levels > 0 and not split
+    keys: list[PipelineKey] = [("spd", plan.main_levels, handoff, 0, whole)]
+    if split and plan.tail_levels:
+        keys.append(("spd", plan.tail_levels, False, SPD_MAIN_LEVELS, False))
+    return keys
+
+
+def _statistic_value(vk: Any, st: Handle) -> int | float | bool:
+    """A VkPipelineExecutableStatisticKHR's value, by its format."""
+    if st.format == vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR:
+        return bool(st.value.b32)
+    if st.format == vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR:
+        return int(st.value.i64)
+    if st.format == vk.VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR:
+        return int(st.value.u64)
+    return float(st.value.f64)
+
+
+def statistics_setup(ctx: Vulkan) -> tuple[list[str], Handle]:
+    """A :data:`~turnip_base.harness.DeviceSetup` enabling ``VK_KHR_pipeline_executable_properties``
+    (for :meth:`MipmapRunner.pipeline_statistics`) where the device has it; nothing otherwise."""
+    vk = ctx.vk
+    if STATISTICS_EXTENSION not in ctx.device_extensions():
+        return [], None
+    feat = vk.VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR(pipelineExecutableInfo=vk.VK_TRUE)
+    ctx.keep.append(feat)
+    return [STATISTICS_EXTENSION], vk.VkPhysicalDeviceFeatures2(pNext=feat)
+
+
 def nearest_sampler(ctx: Vulkan) -> Handle:
     """An owned sampler for texelFetch (no filtering, every level reachable)."""
     vk = ctx.vk
@@ -262,7 +312,8 @@ class MipmapRunner:
     """Pipelines of one format on one device."""
 
     def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None,
-                 fused_decode: bool | None = None, hw_srgb: bool | None = None, tex_input: bool | None = None):
+                 fused_decode: bool | None = None, hw_srgb: bool | None = None, tex_input: bool | None = None,
+                 capture_statistics: bool = False):
         """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
         the shared-memory path. fused_decode (8-bit formats): None uses the one-operation
         decode where :func:`fma_rounds_once`, False never, True always (tests: what the probe
@@ -270,8 +321,11 @@ class MipmapRunner:
         decode where :func:`srgb_decode_exact`, False never, True always (tests, likewise).
         tex_input: the main pass reads its input level by texelFetch (binding 5) instead of
         imageLoad: None where :func:`texel_fetch_input` says (what measured faster), False
-        never, True always."""
+        never, True always. capture_statistics: pipelines made with
+        VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (for :meth:`pipeline_statistics`; the device
+        opened with :func:`statistics_setup`)."""
         self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
+        self.capture_statistics = capture_statistics
         vk = self.vk
         info = ctx.info
         if not info.subgroup_compute:
@@ -328,10 +382,32 @@ class MipmapRunner:
             stage = vk.VkPipelineShaderStageCreateInfo(stage=vk.VK_SHADER_STAGE_COMPUTE_BIT,
                                                        module=self._modules[kernel], pName="main",
                                                        pSpecializationInfo=spec)
-            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout)
+            flags = vk.VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR if self.capture_statistics else 0
+            info = vk.VkComputePipelineCreateInfo(stage=stage, layout=self.layout, flags=flags)
             self._pipelines[key] = vk.vkCreateComputePipelines(self.ctx.device, vk.VK_NULL_HANDLE, 1, [info],
                                                                None)[0]
         return self._pipelines[key]
+
+    def pipeline_statistics(self, key: PipelineKey) -> dict[str, int | float | bool]:
+        """The driver's statistics of pipeline ``key``'s executables (VK_KHR_pipeline_executable_properties:
+        on NVIDIA "Register Count", "Shared Memory Size", "Binary Size", ...), by name; several
+        executables: the names prefixed with the executable's index. :class:`NotSupported` unless the
+        device was opened with :func:`statistics_setup` and the runner made with ``capture_statistics``."""
+        vk = self.vk
+        if STATISTICS_EXTENSION not in self.ctx.enabled_extensions or not self.capture_statistics:
+            raise NotSupported(f"device {self.ctx.info.name}: {STATISTICS_EXTENSION} not enabled "
+                               "(open it with statistics_setup, the runner with capture_statistics)")
+        pipe = self.pipeline(*key)
+        get_props = vk.vkGetDeviceProcAddr(self.ctx.device, "vkGetPipelineExecutablePropertiesKHR")
+        get_stats = vk.vkGetDeviceProcAddr(self.ctx.device, "vkGetPipelineExecutableStatisticsKHR")
+        execs = list(get_props(self.ctx.device, vk.VkPipelineInfoKHR(pipeline=pipe)))
+        out: dict[str, int | float | bool] = {}
+        for i in range(len(execs)):
+            info = vk.VkPipelineExecutableInfoKHR(pipeline=pipe, executableIndex=i)
+            for st in get_stats(self.ctx.device, info):
+                name = st.name if isinstance(st.name, str) else vk.ffi.string(st.name).decode()
+                out[name if len(execs) == 1 else f"{i}: {name}"] = _statistic_value(vk, st)
+        return out
 
     # ---- checks -----------------------------------------------------------------------
     def check_size(self, width: int, height: int, algorithm: str) -> None:
@@ -459,17 +535,13 @@ class MipmapRunner:
         for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
             if k:
                 self._compute_barrier(cb)
-            key: PipelineKey = (d.kernel, d.levels, d.tail_levels > 0, d.input_level, False)
-            if spd_handoff(d):
-                key = ("spd", d.levels, True, d.input_level, True)
+            key = dispatch_key(d)
             if key != current:
                 self._bind(cb, key, img)
                 current = key
             handoff = d.input_level + d.levels if d.tail_levels else NO_HANDOFF
             self._push(cb, img, d.tail_levels, handoff)
-            # the single pass places its tiles by a 2D grid of them
-            gx, gy = (d.width >> 6, d.height >> 6) if key[0] == "spd" else d.grid
-            vk.vkCmdDispatch(cb, gx, gy, 1)
+            vk.vkCmdDispatch(cb, *dispatch_grid(d), 1)
             if after_dispatch is not None:
                 after_dispatch(cb, k)
 
@@ -478,17 +550,17 @@ class MipmapRunner:
         second dispatch (after a barrier) instead of the hand-off (``spd-split``)."""
         vk = self.vk
         plan = spd_plan(img.width, img.height)
-        if plan.mips == 0:
+        keys = spd_keys(img.width, img.height, split)
+        if not keys:
             return
-        whole = img.width % SPD_TILE == 0 and img.height % SPD_TILE == 0
-        handoff = plan.tail_levels > 0 and not split
-        self._bind(cb, ("spd", plan.main_levels, handoff, 0, whole), img)
+        handoff = keys[0][2]
+        self._bind(cb, keys[0], img)
         self._push(cb, img, plan.tail_levels if handoff else 0, plan.main_levels if handoff else NO_HANDOFF)
         vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
-        if split and plan.tail_levels:
+        if len(keys) > 1:
             self._compute_barrier(cb)
             # level 6 (at most 64 x 64) as one tile, read where the first dispatch stored it
-            self._bind(cb, ("spd", plan.tail_levels, False, SPD_MAIN_LEVELS, False), img)
+            self._bind(cb, keys[1], img)
             self._push(cb, img, 0, NO_HANDOFF)
             vk.vkCmdDispatch(cb, 1, 1, 1)
 

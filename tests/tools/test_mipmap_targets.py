@@ -72,3 +72,28 @@ def test_retarget_rewrites_only_the_targets_section(mb: ModuleType, tmp_path: Pa
     text = md.read_text()
     assert text.startswith("# header\n\n| the run's table |\n\n## Targets (issue 22), figures from this run")
     assert "| stale |" not in text and "| 4096x4096 | r32f | tiled | 40.0 | 75.0% | 85% |" in text
+
+
+def test_a_short_cell_is_called_instruction_bound_from_the_occupancy_run(mb: ModuleType) -> None:
+    """bench/mipmap_occupancy.py's level-1 issue time: a short cell whose level-1 pass issues for at
+    least ISSUE_BOUND of its floor time says so; one under it (or without the run) does not."""
+    cells = [_cell((4096, 4096), "srgba8", "tiled", 60.0, 30.0), _cell((4096, 4096), "rgba16f", "tiled", 40.0, 30.0),
+             _cell((4096, 4096), "r32f", "tiled", 40.0, 30.0)]
+    ceil = {"launch_us": 2.5, "cells": [{"size": c["size"], "format": c["format"], "algorithm": "tiled",
+                                         "mix_us": 30.5} for c in cells]}
+    occ = {"level1": [{"format": "srgba8", "size": [4096, 4096], "instructions": 224, "issue_us": 28.1,
+                       "floor_us": 29.3},
+                      {"format": "rgba8", "size": [4096, 4096], "instructions": 96, "issue_us": 12.0, "floor_us": 29.3},
+                      {"format": "rgba16f", "size": [4096, 4096], "instructions": 160, "issue_us": 20.1,
+                       "floor_us": 58.6}]}
+
+    def verdicts(occupancy: dict[str, Any] | None) -> dict[str, str]:
+        rows = [r for r in mb.target_lines(cells, ceil, occupancy) if r.startswith("| 4096x4096")]
+        return {r.split("|")[2].strip(): r.split("|")[-2].strip() for r in rows}
+
+    v = verdicts(occ)
+    assert v["srgba8"].startswith("short: the exact sRGB conversion")
+    assert "instruction-bound: level 1 issues 224 instructions a texel (RGBA8 96), 96% of its floor" in v["srgba8"]
+    assert v["rgba16f"] == "short"        # issue 34% of its floor: not the reason
+    assert v["r32f"] == "short"           # no level-1 figures for r32f
+    assert "instruction-bound" not in verdicts(None)["srgba8"]

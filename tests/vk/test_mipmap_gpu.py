@@ -4,11 +4,20 @@ import pytest
 
 from mipmap.compare import compare_chain
 from mipmap.formats import FORMATS, random_level0
-from mipmap.gpu import MipmapRunner, fma_rounds_once, spd_handoff, srgb_decode_exact, texel_fetch_input
+from mipmap.gpu import (
+    MipmapRunner,
+    dispatch_grid,
+    dispatch_key,
+    fma_rounds_once,
+    spd_handoff,
+    spd_keys,
+    srgb_decode_exact,
+    texel_fetch_input,
+)
 from mipmap.plan import SPD_RULE, tiled_plan
 from mipmap.reference import stored_chain
 from mipmap.spd_model import spd_reference
-from turnip_base.errors import ScenarioError
+from turnip_base.errors import NotSupported, ScenarioError
 
 # each size exercises a distinct plan: fast M = 6; fast M = 3 then general M = 2; general only
 # (3-tap everywhere); a 1-wide image; a non-square power of two (SPD's edge case); a mixed plan;
@@ -185,6 +194,48 @@ def test_small_dispatch_handoff_by_the_single_pass_matches_the_model(vk, runners
                 vk.run(lambda cb, img=img, plan=plan: runner.record_tiled(cb, img, plan=plan))
                 cmp = compare_chain(runner.readback(img), want, fmt)
             assert cmp.ok, f"{w}x{h} {fmt_name} tail_groups={groups}: per-level worst {cmp.per_level}"
+
+
+def test_pipelines_and_grids_of_the_plans():
+    """What record_tiled and record_spd bind and dispatch (dispatch_key, dispatch_grid, spd_keys:
+    also what bench/mipmap_occupancy.py asks the driver about), for the table's sizes."""
+    keys = [(dispatch_key(d), dispatch_grid(d)) for d in tiled_plan(8192, 8192)]
+    # the small last dispatch: the single pass's kernel with its hand-off, a 2 x 2 grid of tiles
+    assert keys == [(("fast", 6, False, 0, False), (16384, 1)), (("spd", 6, True, 6, True), (2, 2))]
+    assert [dispatch_key(d) for d in tiled_plan(4096, 4096)] == [("fast", 6, False, 0, False),
+                                                                 ("fast", 6, False, 6, False)]
+    assert [dispatch_key(d)[:2] for d in tiled_plan(1920, 1080)] == [("fast", 3)] + [("general", 2)] * 3 + \
+        [("general", 1)]
+    assert spd_keys(4096, 4096, False) == [("spd", 6, True, 0, True)]
+    assert spd_keys(4096, 4096, True) == [("spd", 6, False, 0, True), ("spd", 6, False, 6, False)]
+    assert spd_keys(1920, 1080, True) == [("spd", 6, False, 0, False), ("spd", 4, False, 6, False)]
+    assert spd_keys(64, 64, True) == [("spd", 6, False, 0, True)]
+    assert spd_keys(1, 1, False) == []
+
+
+def test_record_binds_what_the_keys_say(vk, runners):
+    """record_tiled / record_spd bind exactly dispatch_key's / spd_keys' pipelines, in order."""
+    runner = runner_for(vk, runners, "r32f", True)
+    bound = []
+    real_bind = runner._bind
+    runner._bind = lambda cb, key, img: (bound.append(key), real_bind(cb, key, img))
+    try:
+        for (w, h), alg in [((128, 128), "tiled"), ((300, 200), "tiled"), ((192, 64), "spd"),
+                            ((192, 64), "spd-split")]:
+            bound.clear()
+            runner.generate(alg, random_level0(w, h, FORMATS["r32f"], seed=3))
+            want = ([dispatch_key(d) for d in tiled_plan(w, h)] if alg == "tiled"
+                    else spd_keys(w, h, alg == "spd-split"))
+            # consecutive equal keys are bound once
+            assert bound == [k for i, k in enumerate(want) if i == 0 or want[i - 1] != k], (w, h, alg)
+    finally:
+        del runner._bind
+
+
+def test_pipeline_statistics_need_the_extension_and_the_flag(vk, runners):
+    runner = runner_for(vk, runners, "r32f", True)
+    with pytest.raises(NotSupported, match="VK_KHR_pipeline_executable_properties"):
+        runner.pipeline_statistics(("fast", 6, False, 0, False))
 
 
 def test_texel_fetch_by_default_where_it_measured_faster():
