@@ -166,3 +166,38 @@ def test_unorm_box_is_the_code_sum():
     assert np.array_equal(got, want)
     # ties (code sum = 2 mod 4) go up: rounding them down would differ
     assert not np.array_equal(got, (owner[:, None] + owner[None, :] + 1) >> 2)
+
+
+def _magic_to_half(x: np.ndarray) -> np.ndarray:
+    """common.glsl's toHalf in numpy float32 (the same operations, each rounded to nearest even)."""
+    x = np.asarray(x, np.float32)
+    u = x.view(np.uint32)
+    a = u & np.uint32(0x7FFFFFFF)
+    with np.errstate(invalid="ignore", over="ignore"):   # the inf and nan lanes, replaced below
+        m = np.maximum(a & np.uint32(0x7F800000), np.uint32(0x38800000)).view(np.float32) * np.float32(12288.0)
+        y = (x + m) - m
+    out = (y.view(np.uint32) | (u & np.uint32(0x80000000))).view(np.float32)
+    big = a >= np.uint32(0x477FF000)
+    inf = ((u & np.uint32(0x80000000)) | np.uint32(0x7F800000)).view(np.float32)
+    return np.where(big, np.where(a > np.uint32(0x7F800000), x, inf), out)
+
+
+def test_shader_half_rounding_is_float16_round_to_nearest_even():
+    """The shader's float32 -> float16 rounding (a magic number, three float operations) gives
+    numpy's float16 conversion, bit for bit, on every exponent, every kept mantissa, both signs,
+    and the dropped 13 bits at and around the tie (0, 1, 0xfff, 0x1000, 0x1001, 0x1fff), plus
+    2^20 random bit patterns; NaN stays NaN."""
+    exps = np.arange(256, dtype=np.uint32) << np.uint32(23)
+    kept = np.arange(1024, dtype=np.uint32) << np.uint32(13)
+    low = np.array([0, 1, 0xFFF, 0x1000, 0x1001, 0x1FFF], np.uint32)
+    bits = (exps[:, None, None] | kept[None, :, None] | low[None, None, :]).ravel()
+    rng = np.random.default_rng(22)
+    bits = np.concatenate([bits, bits | np.uint32(0x80000000), rng.integers(0, 2**32, 2**20, dtype=np.uint32)])
+    x = bits.view(np.float32)
+    with np.errstate(over="ignore"):
+        want = x.astype(np.float16).astype(np.float32)
+    got = _magic_to_half(x)
+    nan = np.isnan(want)
+    assert np.array_equal(np.isnan(got), nan)
+    bad = np.flatnonzero(got[~nan].view(np.uint32) != want[~nan].view(np.uint32))
+    assert bad.size == 0, f"{bad.size} differ, first {x[~nan][bad[:3]]}: {got[~nan][bad[:3]]} vs {want[~nan][bad[:3]]}"
