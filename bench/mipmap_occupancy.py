@@ -20,15 +20,16 @@ per workgroup, allocated in units of 128 bytes. The shared-memory bound assumes 
 carve-out; the driver may choose a smaller one (bench/results/h100.experiments.md, sixth round:
 replicated sRGB tables, 14-36 KiB more per workgroup, ran 1.6-2.6x slower).
 
-"Binary Size" / 16 is the number of machine instructions on NVIDIA since Volta (each is 128
-bits). For the fast M = 1 kernel, straight-line code that makes one level-1 texel per
-invocation, that count bounds the instructions an invocation issues, so the level-1 pass of a
-w x h image needs at least (w/2)(h/2) / 32 * instructions warp-instructions: at 4 per clock per SM
-(one per SM sub-partition), with the SM count (``VK_NV_shader_sm_builtins``) and the largest SM
-clock (``nvidia-smi``), its *issue time*, set beside the measured level-1 time of
-``--breakdown`` (same device) and the copy floor of the same bytes. Where the issue time nears
-the memory time, the pass is bound by instructions, not bandwidth: no memory-side change can bring
-it to the floor.
+On an NVIDIA device (vendor 0x10de), "Binary Size" / 16 is the number of machine instructions
+(each is 128 bits since Volta); other vendors get no instruction count. The fast M = 1 kernel
+makes one level-1 texel per invocation in straight-line code (its specialisation constants fold
+the other paths away), so that count is about what an invocation issues (more only where a
+branch skips code), and the level-1 pass of a w x h image issues about (w/2)(h/2) / 32 *
+instructions warp-instructions. At 4 a clock per SM (one per sub-partition), with the SM count
+(``VK_NV_shader_sm_builtins``) and the largest SM clock (``nvidia-smi``), that is its *issue
+time*, an estimate set beside the measured level-1 time of ``--breakdown`` (same device) and the
+copy floor of the same bytes. Where the issue time nears the memory time, the pass is bound by
+instructions, not bandwidth: no memory-side change brings it to the floor.
 
 Not a test: nothing here asserts a speed.
 """
@@ -72,6 +73,7 @@ SHARED_RESERVED = 1024       # per workgroup
 SHARED_UNIT = 128
 ISSUE_PER_CLOCK = 4          # warp-instructions per clock per SM (four sub-partitions)
 INSTRUCTION_BYTES = 16       # NVIDIA machine instructions since Volta
+NVIDIA_VENDOR_ID = 0x10DE
 
 
 def occupancy(registers: int, shared: int, local_size: int) -> dict[str, int]:
@@ -172,7 +174,8 @@ def main(argv: list[str] | None = None) -> int:
                 regs, smem = st.get("Register Count"), st.get("Shared Memory Size")
                 if isinstance(regs, int) and isinstance(smem, int):
                     row.update(occupancy(regs, smem, local_size(key)))
-                if isinstance(st.get("Binary Size"), int):
+                # 16-byte machine instructions: NVIDIA's encoding (Volta on); nothing assumed elsewhere
+                if isinstance(st.get("Binary Size"), int) and ctx.info.vendor_id == NVIDIA_VENDOR_ID:
                     row["instructions"] = int(st["Binary Size"]) // INSTRUCTION_BYTES
                 rows.append(row)
                 if key == LEVEL1_ALONE and "instructions" in row and sms and clock:
@@ -220,9 +223,9 @@ def render(out: dict[str, Any]) -> str:
         lines.append("")
     if out["level1"]:
         lines += ["## Level 1 alone (fast M = 1): instruction issue against the memory floor", "",
-                  "*issue µs*: level-1 texels / 32 x instructions / (4 x SMs x clock), the least time the "
-                  "SMs take to issue the pass's instructions; *measured µs*: bench/mipmap_breakdown.py's "
-                  "level 1 alone; *floor µs*: its bytes (level 0 read, level 1 written) at the copy bandwidth.",
+                  "*issue µs*: level-1 texels / 32 x instructions / (4 x SMs x clock), the time the SMs "
+                  "take to issue the pass's instructions at the largest clock (an estimate); "
+                  "*measured µs*: bench/mipmap_breakdown.py's level 1 alone; *floor µs*: its bytes (level 0 read, level 1 written) at the copy bandwidth.",
                   "", "| format | size | instr. | issue µs | measured µs | floor µs | issue / floor |",
                   "|---|---|---|---|---|---|---|"]
         for e in out["level1"]:
