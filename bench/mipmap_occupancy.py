@@ -225,7 +225,8 @@ def render(out: dict[str, Any]) -> str:
         lines += ["## Level 1 alone (fast M = 1): instruction issue against the memory floor", "",
                   "*issue µs*: level-1 texels / 32 x instructions / (4 x SMs x clock), the time the SMs "
                   "take to issue the pass's instructions at the largest clock (an estimate); "
-                  "*measured µs*: bench/mipmap_breakdown.py's level 1 alone; *floor µs*: its bytes (level 0 read, level 1 written) at the copy bandwidth.",
+                  "*measured µs*: bench/mipmap_breakdown.py's level 1 alone; *floor µs*: its bytes "
+                  "(level 0 read, level 1 written) at the copy bandwidth.",
                   "", "| format | size | instr. | issue µs | measured µs | floor µs | issue / floor |",
                   "|---|---|---|---|---|---|---|"]
         for e in out["level1"]:
