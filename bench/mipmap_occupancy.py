@@ -56,7 +56,7 @@ from mipmap.gpu import (  # noqa: E402
     spd_keys,
     statistics_setup,
 )
-from mipmap.plan import SPD_MAX_SIZE, tiled_plan  # noqa: E402
+from mipmap.plan import FAST_LOCAL, GENERAL_LOCAL, SPD_LOCAL, SPD_MAX_SIZE, tiled_plan  # noqa: E402
 from turnip_base.errors import NotSupported  # noqa: E402
 from turnip_base.harness import open_device  # noqa: E402
 
@@ -90,7 +90,7 @@ def occupancy(registers: int, shared: int, local_size: int) -> dict[str, int]:
 
 
 def local_size(key: PipelineKey) -> int:
-    return 128 if key[0] == "general" else 256
+    return GENERAL_LOCAL if key[0] == "general" else FAST_LOCAL if key[0] == "fast" else SPD_LOCAL
 
 
 def cell_keys(fmt_name: str) -> dict[PipelineKey, list[str]]:
@@ -154,13 +154,13 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         sms, clock = sm_count(ctx), max_sm_clock_mhz()
-        measured: dict[tuple[str, int, int], dict[str, float]] = {}
+        # the breakdown's level-1-alone times by (format, width, height), and its copy bandwidth
+        measured: dict[tuple[str, int, int], float] = {}
+        bandwidth = 0.0
         if args.breakdown is not None:
             bd = json.loads(args.breakdown.read_text())
-            for c in bd["cells"]:
-                if c.get("level1_alone_us") is not None:
-                    # bytes of level 1 alone: level 0 read, level 1 written (first dispatch's rows)
-                    measured[(c["format"], *c["size"])] = {"us": c["level1_alone_us"]}
+            measured = {(c["format"], *c["size"]): c["level1_alone_us"] for c in bd["cells"]
+                        if c.get("level1_alone_us") is not None}
             bandwidth = bd["bandwidth"]
         rows, level1 = [], []
         for name in args.formats.split(","):
@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
                         entry = {"format": name, "size": [w, h], "instructions": row["instructions"],
                                  "issue_us": round(issue_us, 1)}
                         if (name, w, h) in measured:
-                            entry["measured_us"] = measured[(name, w, h)]["us"]
+                            entry["measured_us"] = measured[(name, w, h)]
                             entry["floor_us"] = round(nbytes / bandwidth * 1e6, 1)
                         level1.append(entry)
         info = ctx.info
