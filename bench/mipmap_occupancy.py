@@ -57,7 +57,7 @@ from mipmap.gpu import (  # noqa: E402
     statistics_setup,
 )
 from mipmap.plan import FAST_LOCAL, GENERAL_LOCAL, SPD_LOCAL, SPD_MAX_SIZE, tiled_plan  # noqa: E402
-from turnip_base.errors import NotSupported  # noqa: E402
+from turnip_base.errors import NotSupported, ScenarioError  # noqa: E402
 from turnip_base.harness import open_device  # noqa: E402
 
 SIZES = [(8192, 8192), (4096, 4096), (4095, 4095), (1920, 1080)]
@@ -130,6 +130,22 @@ def max_sm_clock_mhz() -> int | None:
         return None
 
 
+def read_breakdown(path: Path | None) -> tuple[dict[tuple[str, int, int], float], float]:
+    """bench/mipmap_breakdown.py's level-1-alone times by (format, width, height), and its copy
+    bandwidth (bytes a second); nothing without a file. :class:`ScenarioError` (``--breakdown``)
+    where the file cannot be read as such."""
+    if path is None:
+        return {}, 0.0
+    try:
+        bd = json.loads(path.read_text())
+        measured = {(c["format"], *c["size"]): float(c["level1_alone_us"]) for c in bd["cells"]
+                    if c.get("level1_alone_us") is not None}
+        return measured, float(bd["bandwidth"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ScenarioError("--breakdown", f"not a bench/mipmap_breakdown.py JSON file ({type(e).__name__}: {e})") \
+            from None
+
+
 def key_name(key: PipelineKey) -> str:
     kernel, levels, tail, input_level, whole = key
     return f"{kernel} M={levels}{' +hand-off' if tail else ''} from level {input_level}{' whole' if whole else ''}"
@@ -143,6 +159,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="bench/mipmap_breakdown.py's JSON (same device): the measured level-1 times")
     ap.add_argument("--out", type=Path, required=True, help="Markdown report (and .json beside)")
     args = ap.parse_args(argv)
+    # bad input refused before the device opens: one line, exit 2, nothing written
+    try:
+        formats = [get_format(name) for name in args.formats.split(",")]
+        measured, bandwidth = read_breakdown(args.breakdown)
+    except ScenarioError as e:
+        print(f"mipmap_occupancy: {e.label}: {e}", file=sys.stderr)
+        return 2
     try:
         ctx = open_device(args.device, setup=statistics_setup)
     except NotSupported as e:
@@ -154,17 +177,9 @@ def main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         sms, clock = sm_count(ctx), max_sm_clock_mhz()
-        # the breakdown's level-1-alone times by (format, width, height), and its copy bandwidth
-        measured: dict[tuple[str, int, int], float] = {}
-        bandwidth = 0.0
-        if args.breakdown is not None:
-            bd = json.loads(args.breakdown.read_text())
-            measured = {(c["format"], *c["size"]): c["level1_alone_us"] for c in bd["cells"]
-                        if c.get("level1_alone_us") is not None}
-            bandwidth = bd["bandwidth"]
         rows, level1 = [], []
-        for name in args.formats.split(","):
-            fmt = get_format(name)
+        for fmt in formats:
+            name = fmt.name
             runner = MipmapRunner(ctx, fmt, capture_statistics=True)
             for key, used in cell_keys(name).items():
                 print(f"{name}: {key_name(key)}", file=sys.stderr, flush=True)

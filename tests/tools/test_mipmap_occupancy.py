@@ -49,3 +49,28 @@ def test_cells_cover_every_pipeline_the_table_binds(mo: ModuleType) -> None:
     assert ("spd", 4, False, 6, False) in uses           # 1080p spd-split's second dispatch
     assert any("8192x8192 tiled #1" in u for u in uses[("spd", 6, True, 6, True)])
     assert not any("8192x8192 spd" in u for us in uses.values() for u in us)   # over SPD's limit
+
+
+@pytest.mark.parametrize("args,field", [
+    (["--formats", "rgba8,bogus"], "format"),
+    (["--breakdown", "{missing}"], "--breakdown"),
+    (["--breakdown", "{not_json}"], "--breakdown"),
+    (["--breakdown", "{wrong_json}"], "--breakdown"),
+])
+def test_bad_input_is_one_line_and_exit_2_before_any_device(mo: ModuleType, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            args: list[str], field: str) -> None:
+    (tmp_path / "not.json").write_text("# not json\n")
+    (tmp_path / "wrong.json").write_text('[{"cells": []}]\n')
+    paths = {"missing": str(tmp_path / "none.json"), "not_json": str(tmp_path / "not.json"),
+             "wrong_json": str(tmp_path / "wrong.json")}
+    out = tmp_path / "o.md"
+    assert mo.main([a.format(**paths) for a in args] + ["--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"mipmap_occupancy: error: {field}: ")
+    assert not out.exists() and not out.with_suffix(".json").exists()
+
+
+def test_the_committed_breakdown_reads(mo: ModuleType) -> None:
+    measured, bandwidth = mo.read_breakdown(BENCH / "results" / "h100.breakdown.json")
+    assert bandwidth > 1e12 and measured[("srgba8", 8192, 8192)] > measured[("rgba8", 8192, 8192)] > 0
