@@ -25,6 +25,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -320,16 +321,28 @@ def targets_heading(ceilings: str, occupancy: str) -> str:
             + (f"; instruction counts from {occupancy}" if occupancy else ""))
 
 
+def read_json_option(field: str, path: str) -> Any:
+    """The JSON file an option names (None without one); :class:`ScenarioError` (``field``) where
+    it cannot be read as JSON, so that a bad file is refused before any device time is spent."""
+    if not path:
+        return None
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise ScenarioError(field, f"cannot read {path!r} as JSON ({type(e).__name__}: {e})") from None
+
+
 def retarget(md: Path, ceilings: str, occupancy: str = "") -> int:
     """Rewrite the targets section of a results file (``md``, beside it its ``.json``) from its
     own cells, ``ceilings`` and ``occupancy``: no device; the same lines a run with ``--ceilings``
     and ``--occupancy`` writes."""
-    cells = json.loads(md.with_suffix(".json").read_text())
+    cells = read_json_option("--retarget", str(md.with_suffix(".json")))
+    if cells is None or not md.is_file():
+        raise ScenarioError("--retarget", f"needs {md} and {md.with_suffix('.json')} (a run's results)")
     text = md.read_text()
     head = text[:text.index(TARGETS_HEADING)] if TARGETS_HEADING in text else text.rstrip("\n") + "\n\n"
     lines = [targets_heading(ceilings, occupancy), ""]
-    lines += target_lines(cells, json.loads(Path(ceilings).read_text()) if ceilings else None,
-                          json.loads(Path(occupancy).read_text()) if occupancy else None)
+    lines += target_lines(cells, read_json_option("--ceilings", ceilings), read_json_option("--occupancy", occupancy))
     md.write_text(head + "\n".join(lines) + "\n")
     return 0
 
@@ -385,10 +398,13 @@ def main(argv: list[str] | None = None) -> int:
     add_input_options(ap)
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
-    if args.retarget:
-        return retarget(Path(args.retarget), args.ceilings, args.occupancy)
     hw_srgb, tex = input_options(args)
     try:
+        if args.retarget:
+            return retarget(Path(args.retarget), args.ceilings, args.occupancy)
+        # read now: a bad file found after the run would cost its whole device time
+        ceilings = read_json_option("--ceilings", args.ceilings)
+        occupancy = read_json_option("--occupancy", args.occupancy)
         sizes = [parse_size(s) for s in args.sizes.split(",")]
         formats = [get_format(f) for f in args.formats.split(",")]
         ctx = open_device(args.device)
@@ -530,8 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         emit()
         emit(targets_heading(args.ceilings, args.occupancy))
         emit()
-        for line in target_lines(cells, json.loads(Path(args.ceilings).read_text()) if args.ceilings else None,
-                                 json.loads(Path(args.occupancy).read_text()) if args.occupancy else None):
+        for line in target_lines(cells, ceilings, occupancy):
             emit(line)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -97,3 +97,26 @@ def test_a_short_cell_is_called_instruction_bound_from_the_occupancy_run(mb: Mod
     assert v["rgba16f"] == "short"        # issue 34% of its floor: not the reason
     assert v["r32f"] == "short"           # no level-1 figures for r32f
     assert "instruction-bound" not in verdicts(None)["srgba8"]
+
+
+@pytest.mark.parametrize("option", ["--ceilings", "--occupancy"])
+def test_a_bad_json_option_is_refused_before_anything(mb: ModuleType, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str], option: str) -> None:
+    """A file that is not JSON ends in one line and exit 2, before any device is opened (a run
+    reads it at its end: found there, it would cost the whole run); --retarget leaves the results
+    file as it was."""
+    bad = tmp_path / "bad.json"
+    bad.write_text("# not json\n")
+    out = tmp_path / "o.md"
+    assert mb.main([option, str(bad), "--device", "no such device", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"mipmap_bench: error: {option}: cannot read")
+    assert not out.exists()
+    md = tmp_path / "run.md"
+    md.write_text("# header\n")
+    md.with_suffix(".json").write_text(json.dumps([_cell((4096, 4096), "r32f", "tiled", 40.0, 30.0)]))
+    assert mb.main(["--retarget", str(md), option, str(bad)]) == 2
+    assert md.read_text() == "# header\n"
+    capsys.readouterr()
+    assert mb.main(["--retarget", str(tmp_path / "none.md")]) == 2
+    assert capsys.readouterr().err.startswith("mipmap_bench: error: --retarget: ")
