@@ -363,6 +363,15 @@ def input_options(args: argparse.Namespace) -> tuple[bool | None, bool | None]:
     return hw_srgb, {"auto": None, "on": True, "off": False}[args.tex_input]
 
 
+def parse_persistent(text: str) -> int | None:
+    """``--persistent``: None for ``auto`` (mipmap.gpu's default), else a count of workgroups >= 0."""
+    if text == "auto":
+        return None
+    if not text.isdigit():
+        raise ScenarioError("--persistent", f"must be auto or a whole number of workgroups >= 0, got {text!r}")
+    return int(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default=None,
@@ -395,6 +404,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--occupancy", default="",
                     help="the JSON of bench/mipmap_occupancy.py (same device): a short cell whose level-1 pass "
                          "is instruction-bound says so")
+    ap.add_argument("--persistent", default="auto", metavar="G",
+                    help="G > 0: every 64 x 64 pass (single pass, fast M = 6) as G persistent workgroups, each "
+                         "making tiles g, g + G, ...; 0: no tile loop anywhere; auto (the default): one "
+                         "workgroup per tile, the tile loop where mipmap.gpu.tile_loop says")
     add_input_options(ap)
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
@@ -407,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
         occupancy = read_json_option("--occupancy", args.occupancy)
         sizes = [parse_size(s) for s in args.sizes.split(",")]
         formats = [get_format(f) for f in args.formats.split(",")]
+        persistent = parse_persistent(args.persistent)
         ctx = open_device(args.device)
     except (ScenarioError, NotSupported) as e:
         print(f"mipmap_bench: {e.label}: {e}", file=sys.stderr)
@@ -459,7 +473,8 @@ def main(argv: list[str] | None = None) -> int:
             for fmt in formats:
                 for shuffle in (None, False):
                     try:
-                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle, hw_srgb=hw_srgb, tex_input=tex)
+                        vr = MipmapRunner(ctx, fmt, shuffle=shuffle, hw_srgb=hw_srgb, tex_input=tex,
+                                         persistent=persistent)
                     except NotSupported:
                         continue
                     for w, h in verify:
@@ -480,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         emit("|---|---|---|---|---|---|---|---|---|---|")
         for fmt in formats:
             try:
-                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=tex)
+                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=tex, persistent=persistent)
             except NotSupported as e:
                 emit(f"| all | {fmt.name} | — | — | not supported: {e} | | | | | |")
                 continue

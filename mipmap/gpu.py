@@ -214,6 +214,20 @@ def texel_fetch_input(fmt: Format, kernel: PipelineKernel, tail: bool) -> bool:
     return fmt.name == "rgba16f" or (kernel == "spd" and tail)
 
 
+def tile_loop(fmt: Format, kernel: PipelineKernel, tail: bool) -> bool:
+    """Whether a pipeline places its 64 x 64 tiles by a loop over the workgroup's flat index
+    (common.glsl, PERSISTENT; with one workgroup per tile the loop runs once, on the tile the
+    grid gives it) by default: the single pass with its hand-off in RGBA16F, where the NVIDIA
+    compiler then fits the kernel in 64 registers an invocation instead of 80 (and 4,100 bytes
+    of shared memory instead of 7,184), so that 4 workgroups of 256 fit an SM instead of 3:
+    1920x1080's 510 tiles run as one wave on the H100's 132 SMs instead of two. Same call,
+    twice (bench/results/h100.experiments.md, seventh round; medians in µs): 1920x1080 20.2 ->
+    18.7 and 20.2 -> 18.7, 4096² 77.8 -> 73.7 and 77.8 -> 74.0 (as persistent workgroups, 2112
+    of them). The other formats' single pass stays at 40-46 registers either way, and their
+    timings did not gain."""
+    return fmt.name == "rgba16f" and kernel == "spd" and tail
+
+
 def dispatch_key(d: Dispatch) -> PipelineKey:
     """The pipeline :meth:`MipmapRunner.record_tiled` runs tiled dispatch ``d`` with: its kernel,
     or the single pass's where :func:`~mipmap.plan.spd_handoff` holds."""
@@ -313,7 +327,7 @@ class MipmapRunner:
 
     def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None,
                  fused_decode: bool | None = None, hw_srgb: bool | None = None, tex_input: bool | None = None,
-                 capture_statistics: bool = False):
+                 capture_statistics: bool = False, persistent: int | None = None):
         """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
         the shared-memory path. fused_decode (8-bit formats): None uses the one-operation
         decode where :func:`fma_rounds_once`, False never, True always (tests: what the probe
@@ -326,6 +340,9 @@ class MipmapRunner:
         opened with :func:`statistics_setup`)."""
         self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
         self.capture_statistics = capture_statistics
+        if persistent is not None and persistent < 0:
+            raise ScenarioError("persistent", f"must be >= 0 workgroups (0: never a tile loop), got {persistent}")
+        self.persistent = persistent
         vk = self.vk
         info = ctx.info
         if not info.subgroup_compute:
@@ -375,7 +392,7 @@ class MipmapRunner:
             vk = self.vk
             tex = self.tex_input if self.tex_input is not None else texel_fetch_input(self.fmt, kernel, tail)
             consts = [self.ctx.info.subgroup_size, levels, int(tail), input_level, int(whole_tiles),
-                      int(self.fused_decode), int(self.hw_srgb), int(tex)]
+                      int(self.fused_decode), int(self.hw_srgb), int(tex), int(self._tile_loop(key))]
             data = vk.ffi.new("uint32_t[]", consts)
             entries = [vk.VkSpecializationMapEntry(constantID=i, offset=4 * i, size=4) for i in range(len(consts))]
             spec = vk.VkSpecializationInfo(pMapEntries=entries, dataSize=4 * len(consts), pData=data)
@@ -387,6 +404,22 @@ class MipmapRunner:
             self._pipelines[key] = vk.vkCreateComputePipelines(self.ctx.device, vk.VK_NULL_HANDLE, 1, [info],
                                                                None)[0]
         return self._pipelines[key]
+
+    def _tile_loop(self, key: PipelineKey) -> bool:
+        """Whether the pipeline of ``key`` places its 64 x 64 tiles by the loop (common.glsl,
+        PERSISTENT): by default where :func:`tile_loop` says; with :attr:`persistent` = N > 0
+        every single-pass and fast M = 6 pipeline, 0 none."""
+        kernel, levels, tail = key[0], key[1], key[2]
+        if self.persistent is None:
+            return tile_loop(self.fmt, kernel, tail)
+        return self.persistent > 0 and (kernel == "spd" or (kernel == "fast" and levels == 6))
+
+    def _grid(self, key: PipelineKey, grid: tuple[int, int]) -> tuple[int, int]:
+        """The workgroups of a dispatch of ``key`` over ``grid`` tiles: one per tile, or with
+        :attr:`persistent` = N > 0 at most N in a row, each making every N-th tile."""
+        if not self.persistent or not self._tile_loop(key):
+            return grid
+        return min(self.persistent, grid[0] * grid[1]), 1
 
     def pipeline_statistics(self, key: PipelineKey) -> dict[str, int | float | bool]:
         """The driver's statistics of pipeline ``key``'s executables (VK_KHR_pipeline_executable_properties:
@@ -541,7 +574,7 @@ class MipmapRunner:
                 current = key
             handoff = d.input_level + d.levels if d.tail_levels else NO_HANDOFF
             self._push(cb, img, d.tail_levels, handoff)
-            vk.vkCmdDispatch(cb, *dispatch_grid(d), 1)
+            vk.vkCmdDispatch(cb, *self._grid(key, dispatch_grid(d)), 1)
             if after_dispatch is not None:
                 after_dispatch(cb, k)
 
@@ -556,7 +589,7 @@ class MipmapRunner:
         handoff = keys[0][2]
         self._bind(cb, keys[0], img)
         self._push(cb, img, plan.tail_levels if handoff else 0, plan.main_levels if handoff else NO_HANDOFF)
-        vk.vkCmdDispatch(cb, plan.groups_x, plan.groups_y, 1)
+        vk.vkCmdDispatch(cb, *self._grid(keys[0], (plan.groups_x, plan.groups_y)), 1)
         if len(keys) > 1:
             self._compute_barrier(cb)
             # level 6 (at most 64 x 64) as one tile, read where the first dispatch stored it

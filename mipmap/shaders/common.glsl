@@ -90,6 +90,12 @@ layout(constant_id = 6) const uint HW_SRGB_DECODE = 0;
 // 1: the main pass reads its input level through binding 5 (texelFetch) instead of binding 0.
 // Only the input level: the dispatch writes every other level it reads.
 layout(constant_id = 7) const uint TEX_INPUT = 0;
+// 1: the 64 x 64 passes place their tiles by a loop: in a dispatch of G workgroups (any
+// G >= 1), workgroup g makes tiles g, g + G, g + 2G, ... in row-major order; the hand-off
+// counts G arrivals. With one workgroup per tile (G = tiles, the default where it is on:
+// mipmap/gpu.py, tile_loop) the loop runs once, on the tile the grid gives it, and the NVIDIA
+// compiler fits RGBA16F's single pass in fewer registers; G < tiles: persistent workgroups.
+layout(constant_id = 8) const uint PERSISTENT = 0;
 
 // Levels are selected with constant indices (a switch): lavapipe lacks
 // shaderStorageImageArrayDynamicIndexing.
@@ -393,6 +399,9 @@ FVAL taps(FVAL v0, FVAL v1, FVAL v2, uint k, int j, int d) {
 
 uint flatWorkgroup() { return gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x; }
 
+// workgroups of the dispatch
+uint groupCount() { return gl_NumWorkGroups.x * gl_NumWorkGroups.y; }
+
 // The exact box filter at output p of level L+1, from level L (vertical pass first).
 FVAL filterAt(uint L, ivec2 p) {
     ivec2 d = levelSize(L);
@@ -429,7 +438,7 @@ bool arriveLast(bool soleWriter) {
     }
     if (gl_LocalInvocationIndex == 0u) {
         if (soleWriter) memoryBarrierImage();
-        uint groups = gl_NumWorkGroups.x * gl_NumWorkGroups.y;
+        uint groups = groupCount();
         bool last = atomicAdd(arrived, 1u) == groups - 1u;
         if (last) atomicExchange(arrived, 0u);  // ready for the next dispatch
         lastGroup = last ? 1u : 0u;

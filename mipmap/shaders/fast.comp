@@ -34,7 +34,11 @@ void main() {
         origin = ivec2(o) << 1;
         live = o.x < tilesX && o.y < tilesY;
     }
-    if (M == 6u)
+    if (M == 6u && PERSISTENT != 0u) {
+        // tiles g, g + G, ... (uniform in the workgroup); whole tiles only
+        for (uint t = flatWorkgroup(); t < tilesX * tilesY; t += groupCount())
+            tile64Pass(L, M, ivec2(int(t % tilesX), int(t / tilesX)) << 6, true, gl_LocalInvocationIndex);
+    } else if (M == 6u)
         tile64Pass(L, M, origin, live, gl_LocalInvocationIndex);
     else
         tilePass(L, M, i, origin, live, gl_LocalInvocationIndex);

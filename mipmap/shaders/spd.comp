@@ -16,7 +16,16 @@ void main() {
     loadTables();
     uint local = gl_LocalInvocationIndex;
     // INPUT_LEVEL 0; 6 in spd-split's second dispatch (one workgroup: level 6 as one tile)
-    tile64Pass(INPUT_LEVEL, MAIN_LEVELS, ivec2(gl_WorkGroupID.xy) * 64, true, local);
+    if (PERSISTENT != 0u) {
+        // tiles g, g + G, ...: the loop bound depends on the workgroup only (uniform)
+        ivec2 s = levelSize(INPUT_LEVEL);
+        uint tilesX = (uint(s.x) + 63u) >> 6;
+        uint tiles = tilesX * ((uint(s.y) + 63u) >> 6);
+        for (uint t = flatWorkgroup(); t < tiles; t += groupCount())
+            tile64Pass(INPUT_LEVEL, MAIN_LEVELS, ivec2(int(t % tilesX), int(t / tilesX)) * 64, true, local);
+    } else {
+        tile64Pass(INPUT_LEVEL, MAIN_LEVELS, ivec2(gl_WorkGroupID.xy) * 64, true, local);
+    }
     // the last workgroup: the level after the main pass (at most 64 x 64) as one tile
     if (HAS_TAIL != 0u && arriveLast(true))
         tile64Pass(INPUT_LEVEL + MAIN_LEVELS, pc.tailLevels, ivec2(0), true, local);

@@ -120,3 +120,19 @@ def test_a_bad_json_option_is_refused_before_anything(mb: ModuleType, tmp_path: 
     capsys.readouterr()
     assert mb.main(["--retarget", str(tmp_path / "none.md")]) == 2
     assert capsys.readouterr().err.startswith("mipmap_bench: error: --retarget: ")
+
+
+@pytest.mark.parametrize("text", ["x1", "-3", "1.5", ""])
+def test_a_bad_persistent_count_is_refused_before_the_device(mb: ModuleType, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str], text: str) -> None:
+    """``--persistent``: auto, or a whole number of workgroups; anything else is one line and
+    exit 2 before a device is opened (the device named here does not exist: reaching it would
+    be another error)."""
+    out = tmp_path / "o.md"
+    assert mb.main(["--persistent", text, "--device", "no such device", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"mipmap_bench: error: --persistent: must be auto or a whole number of workgroups >= 0, "
+                   f"got {text!r}"]
+    assert not out.exists()
+    assert mb.parse_persistent("auto") is None and mb.parse_persistent("0") == 0
+    assert mb.parse_persistent("528") == 528

@@ -13,6 +13,7 @@ from mipmap.gpu import (
     spd_keys,
     srgb_decode_exact,
     texel_fetch_input,
+    tile_loop,
 )
 from mipmap.plan import SPD_RULE, tiled_plan
 from mipmap.reference import stored_chain
@@ -236,6 +237,48 @@ def test_pipeline_statistics_need_the_extension_and_the_flag(vk, runners):
     runner = runner_for(vk, runners, "r32f", True)
     with pytest.raises(NotSupported, match="VK_KHR_pipeline_executable_properties"):
         runner.pipeline_statistics(("fast", 6, False, 0, False))
+
+
+def test_tile_loop_by_default_only_in_the_rgba16f_single_pass():
+    """The loop form of the 64 x 64 passes (fewer registers for RGBA16F's single pass on the H100)
+    only where it measured faster: RGBA16F's single pass with its hand-off."""
+    for name, fmt in FORMATS.items():
+        for kernel in ("fast", "general", "spd"):
+            for tail in (False, True):
+                want = name == "rgba16f" and kernel == "spd" and tail
+                assert tile_loop(fmt, kernel, tail) == want, (name, kernel, tail)
+
+
+# r32f and rgba16f on both paths; rgba8's tile passes carry packed codes (a path of their own)
+LOOP_CASES = [("r32f", True), ("r32f", False), ("rgba8", True), ("rgba16f", True), ("rgba16f", False)]
+
+
+@pytest.mark.parametrize("fmt_name,shuffle", LOOP_CASES, ids=[f"{f}-{'shuffle' if s else 'shared'}"
+                                                              for f, s in LOOP_CASES])
+def test_persistent_workgroups_match_the_model(vk, fmt_name, shuffle):
+    """Every 64 x 64 pass as 3 persistent workgroups (tiles g, g + 3, ...; the hand-off counts 3
+    arrivals), twice in a row on one image (the counter reset): every level the model's, in the
+    fast M = 6 pass (256 x 256: 16 tiles, then the hand-off by the single pass's kernel), the
+    single pass (300 x 200: 5 x 4 tiles with edges; 192 x 64: 3 tiles) and spd-split. A stride
+    or a tile order that skips or repeats a tile leaves a sentinel or a stale level behind."""
+    fmt = FORMATS[fmt_name]
+    runner = MipmapRunner(vk, fmt, shuffle=None if shuffle else False, persistent=3)
+    if shuffle and not runner.shuffle:
+        pytest.skip("device has no subgroup shuffle")
+    for (w, h), algorithms in [((256, 256), ("tiled", "spd")), ((300, 200), ("spd", "spd-split")),
+                               ((192, 64), ("spd",))]:
+        level0 = random_level0(w, h, fmt, seed=w * 5 + h)
+        for alg in algorithms:
+            model = spd_reference(level0, fmt) if alg in SPD_RULE else stored_chain(level0, fmt)
+            with vk.scope():
+                img = runner.make_image(w, h)
+                for _ in range(2):
+                    runner.upload(img, level0)
+                    vk.run(lambda cb, img=img, alg=alg: runner.record(cb, runner.check_algorithm(alg), img))
+                    cmp = compare_chain(runner.readback(img), model, fmt)
+                    assert cmp.ok and cmp.max_error == 0, f"{alg} {w}x{h} {fmt_name}: {cmp.per_level}"
+    with pytest.raises(ScenarioError, match="persistent"):
+        MipmapRunner(vk, fmt, persistent=-1)
 
 
 def test_texel_fetch_by_default_where_it_measured_faster():
