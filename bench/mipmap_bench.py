@@ -257,7 +257,10 @@ def target_lines(cells: list[dict], ceilings: dict | None = None, occupancy: dic
 
     Verdicts: met; short (under the two-dispatch ceiling); out of reach of two dispatches (the
     two-dispatch ceiling is under the target, the mix alone is not: only a single pass whose
-    hand-off costs less than the margin said could get there); out of reach (even the mix).
+    hand-off costs less than the margin said could get there); out of reach (even the mix; or
+    both the two-dispatch ceiling and *mix + hand-off*, the breakdown's ``mix_handoff_us``:
+    shaders/mixsync.comp, the mix kernel with the least hand-off any single pass makes, no
+    level computed).
     ``occupancy``: bench/mipmap_occupancy.py's JSON (same device): a short cell whose level-1 pass
     is instruction-bound says so (:func:`issue_note`)."""
     by = {(tuple(c["size"]), c["format"], c["algorithm"]): c for c in cells}
@@ -284,8 +287,18 @@ def target_lines(cells: list[dict], ceilings: dict | None = None, occupancy: dic
                 verdict = "out of reach"
             elif two is not None and two < need and m is not None:
                 margin = c["floor_us"] / need - m["mix_us"]
-                verdict = (f"out of reach of two dispatches; a single pass needs its levels 7.. in under "
-                           f"{margin:.1f} µs more than the mix")
+                sync = m.get("mix_handoff_us")
+                if sync is not None and c["floor_us"] / sync < need:
+                    # one decimal: a bound a hair under the target must not read as the target
+                    verdict = (f"out of reach: two dispatches at most {two:.1%} (mix + launch), a single pass at "
+                               f"most {c['floor_us'] / sync:.1%} with no level computed after its hand-off (mix + "
+                               f"its least hand-off, {sync:.1f} µs: {sync - m['mix_us']:.1f} µs on the mix where the "
+                               f"target leaves {margin:.1f})")
+                else:
+                    verdict = (f"out of reach of two dispatches; a single pass needs its levels 7.. in under "
+                               f"{margin:.1f} µs more than the mix")
+                    if sync is not None:
+                        verdict += f" (its least hand-off alone: {sync - m['mix_us']:.1f} µs)"
             else:
                 verdict = "short"
                 note = issue_note(occupancy, f)

@@ -86,33 +86,50 @@ def timed(ctx, record, marks: int, scratch, runs: int, warm: int, heater=None) -
     return np.diff(ts, axis=1)[warm:] / 1000.0
 
 
+#: the most workgroups a :class:`Streamer` dispatches (grid-stride beyond)
+MAX_GROUPS = 4096
+#: the hand-offs of "mix + hand-off" (shaders/mixsync.comp's FANIN): one counter for every
+#: workgroup, and two levels of counters (16 and 64 workgroups a team); the least of them counts
+HANDOFF_FANINS = (0, 16, 64)
+
+
 class Streamer:
     """A grid-stride streaming kernel over the first n bytes of two buffers: shaders/copy.comp
     (``reads=1``: reads n/2, writes n/2) or shaders/mix.comp (``reads=3``: reads 3n/4 from
     three streams, writes n/4: a mip chain's read/write mix)."""
 
-    def __init__(self, ctx, max_bytes: int, spv: str = "copy.spv", reads: int = 1):
+    def __init__(self, ctx, max_bytes: int, spv: str = "copy.spv", reads: int = 1, handoff: bool = False,
+                 host_visible: bool = False, fanin: int = 0):
+        """``handoff``: shaders/mixsync.comp's two more bindings, its counters (zeroed here; the
+        last arrivals reset them) and a word per workgroup (:data:`MAX_GROUPS`) plus one; ``fanin``
+        its FANIN (0: one counter; N: two levels, N workgroups a team). ``host_visible``: buffers
+        the host can write and read (tests)."""
         vk = self.vk = ctx.vk
         self.ctx, self.reads = ctx, reads
         usage = vk.VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT
         word = max_bytes // (reads + 1) + 16
-        sizes = (reads * word, word)
-        self.a, self.b = ctx.buffer(sizes[0], usage), ctx.buffer(sizes[1], usage)
+        counters = 1 + (-(-MAX_GROUPS // fanin) if fanin else 0)
+        sizes = (reads * word, word) + ((4 * counters, 4 * (MAX_GROUPS + 1)) if handoff else ())
+        self.buffers = [ctx.buffer(n, usage, host_visible) for n in sizes]
+        self.a, self.b = self.buffers[0], self.buffers[1]
+        if handoff:
+            counter = self.buffers[2]
+            ctx.run(lambda cb: vk.vkCmdFillBuffer(cb, counter.handle, 0, 4 * counters, 0))
         sb = vk.VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-        set_layout = ctx.descriptor_set_layout([(0, sb, 1), (1, sb, 1)])
+        set_layout = ctx.descriptor_set_layout([(i, sb, 1) for i in range(len(sizes))])
         self.layout = ctx.pipeline_layout(set_layout, 4)
-        self.pipe = ctx.compute_pipeline(load_spv(spv), self.layout)
-        self.dset = ctx.allocate_set(ctx.descriptor_pool([(sb, 2)], 1), set_layout)
+        self.pipe = ctx.compute_pipeline(load_spv(spv), self.layout, [fanin] if handoff else [])
+        self.dset = ctx.allocate_set(ctx.descriptor_pool([(sb, len(sizes))], 1), set_layout)
         infos = [vk.VkDescriptorBufferInfo(buffer=b.handle, offset=0, range=n)
-                 for b, n in zip((self.a, self.b), sizes, strict=True)]
+                 for b, n in zip(self.buffers, sizes, strict=True)]
         writes = [vk.VkWriteDescriptorSet(dstSet=self.dset, dstBinding=i, descriptorType=sb, pBufferInfo=[infos[i]])
-                  for i in range(2)]
-        vk.vkUpdateDescriptorSets(ctx.device, 2, writes, 0, None)
+                  for i in range(len(sizes))]
+        vk.vkUpdateDescriptorSets(ctx.device, len(sizes), writes, 0, None)
 
     def record(self, cb, nbytes: int) -> None:
         vk = self.vk
         count = nbytes // (self.reads + 1) // 16
-        groups = max(1, min(-(-count // 256), 4096))
+        groups = max(1, min(-(-count // 256), MAX_GROUPS))
         vk.vkCmdBindPipeline(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.pipe)
         vk.vkCmdBindDescriptorSets(cb, vk.VK_PIPELINE_BIND_POINT_COMPUTE, self.layout, 0, 1, [self.dset], 0, None)
         vk.vkCmdPushConstants(cb, self.layout, vk.VK_SHADER_STAGE_COMPUTE_BIT, 0, 4,
@@ -200,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         biggest = max(floor_bytes(w, h, f.bytes_per_texel) for w, h in sizes for f in formats)
         copier = Streamer(ctx, biggest)
         mixer = Streamer(ctx, biggest, "mix.spv", reads=3)
+        syncers = {n: Streamer(ctx, biggest, "mixsync.spv", reads=3, handoff=True, fanin=n) for n in HANDOFF_FANINS}
         scratch = ctx.buffer(EVICT_BYTES, vk.VK_BUFFER_USAGE_TRANSFER_DST_BIT)
 
         heat_copies = max(1, int(args.heat_ms * 1e-3 * bw / biggest))
@@ -223,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         def mix_us(nbytes: int) -> float:
             return stream_us(mixer, nbytes)
 
+        def handoff_us(nbytes: int) -> dict[int, float]:
+            return {n: stream_us(syncers[n], nbytes) for n in HANDOFF_FANINS}
+
         launch = copy_us(0)
         emit("# Mip chains on the H100: where the time goes (bench/mipmap_breakdown.py)")
         emit()
@@ -242,7 +263,11 @@ def main(argv: list[str] | None = None) -> int:
              "*copy of floor* floor / copy µs; *mix µs* shaders/mix.comp moving exactly those bytes with a "
              "chain's mix (3 bytes read for each written), *mix of floor* floor / mix µs: what one kernel of "
              "that size and traffic reaches, launch and drain included: the ceiling of a one-dispatch chain "
-             "(a chain of k dispatches adds k - 1 launches).")
+             "(a chain of k dispatches adds k - 1 launches). Under each table, *mix + hand-off*: "
+             "shaders/mixsync.comp, the mix kernel of the chain's bytes whose workgroups each publish a word, "
+             "release it and count themselves in (one counter, or two levels of counters: the least of "
+             "HANDOFF_FANINS), the last of them acquiring and reading every word and storing one: the least a "
+             "single pass adds (its last levels depend on every workgroup's output), with no level computed.")
         for fmt in formats:
             runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=tex)
             for w, h in sizes:
@@ -286,11 +311,14 @@ def main(argv: list[str] | None = None) -> int:
                                      d.input_level + d.total_levels], "us": round(dispatch_us[k], 2),
                                      "bytes": nb, "floor_us": round(fl, 3), "copy_us": round(cu, 2),
                                      "mix_us": round(mu, 2)})
+                    csync = handoff_us(chain_bytes)
                     cells.append({"size": [w, h], "format": fmt.name, "algorithm": "tiled",
                                   "median_us": round(total, 2), "floor_us": round(chain_floor, 2),
                                   "of_floor": round(chain_floor / total, 4), "copy_us": round(ccopy, 2),
                                   "copy_of_floor": round(chain_floor / ccopy, 4), "dispatch_us": dispatch_us,
                                   "mix_us": round(cmix, 2), "mix_of_floor": round(chain_floor / cmix, 4),
+                                  "mix_handoff_us": round(min(csync.values()), 2),
+                                  "mix_handoff_by_fanin": {str(n): round(t, 2) for n, t in csync.items()},
                                   "dispatches": rows})
                     first = plan[0]
                     if first.kernel == "fast" and first.levels > 1:
@@ -328,6 +356,12 @@ def main(argv: list[str] | None = None) -> int:
                                       "of_floor": round(chain_floor / t, 4), "copy_us": round(ccopy, 2),
                                       "copy_of_floor": round(chain_floor / ccopy, 4), "dispatch_us": [t],
                                       "mix_us": round(cmix, 2), "mix_of_floor": round(chain_floor / cmix, 4)})
+                emit()
+                best = min(csync.values())
+                emit(f"- mix + hand-off (the chain's {chain_bytes / 1e6:.1f} MB): {best:.1f} µs, "
+                     f"{chain_floor / best:.0%} of the floor, {best - cmix:+.1f} µs on the mix alone (the least of "
+                     + ", ".join(f"{t:.1f} µs {'one counter' if n == 0 else f'two levels of {n}'}"
+                                 for n, t in csync.items()) + ")")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("\n".join(lines) + "\n")

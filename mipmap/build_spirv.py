@@ -36,7 +36,7 @@ class Variant:
 
     @property
     def name(self) -> str:
-        if self.kernel in ("copy", "mix", "probe", "probe_srgb"):
+        if self.kernel in ("copy", "mix", "mixsync", "probe", "probe_srgb"):
             return f"{self.kernel}.spv"
         suffix = ("_shuffle" if self.shuffle else "_shared") if self.kernel in TREE_KERNELS else ""
         return f"{self.kernel}_{self.fmt}{suffix}.spv"
@@ -58,6 +58,7 @@ def variants() -> list[Variant]:
                 out.append(Variant(kernel, fmt, shuffle))
     out.append(Variant("copy", "r32f", False))  # format-free bandwidth reference
     out.append(Variant("mix", "r32f", False))  # a chain's read/write mix (bench/mipmap_breakdown.py)
+    out.append(Variant("mixsync", "r32f", False))  # the mix and a single pass's least hand-off (same)
     out.append(Variant("probe", "r32f", False))  # does fma round once (gpu.fma_rounds_once)
     out.append(Variant("probe_srgb", "r32f", False))  # is the sampler's sRGB decode exact (gpu.srgb_decode_exact)
     return out

@@ -136,3 +136,21 @@ def test_a_bad_persistent_count_is_refused_before_the_device(mb: ModuleType, tmp
     assert not out.exists()
     assert mb.parse_persistent("auto") is None and mb.parse_persistent("0") == 0
     assert mb.parse_persistent("528") == 528
+
+
+def test_a_single_pass_is_out_of_reach_where_its_least_hand_off_is(mb: ModuleType) -> None:
+    """With the breakdown's mix + hand-off (shaders/mixsync.comp): a cell out of reach of two
+    dispatches is out of reach where the mix plus the least hand-off is under the target too,
+    and keeps its margin (with the hand-off's own cost) where it is not."""
+    # 4096²: target 85%; floor 30 µs, so 35.29 µs; mix 34 (88%), + 2.5 (82%)
+    cells = [_cell((4096, 4096), "r32f", "tiled", 40.0, 30.0), _cell((4096, 4096), "rgba8", "tiled", 40.0, 30.0)]
+    ceil = {"launch_us": 2.5, "cells": [
+        {"size": [4096, 4096], "format": "r32f", "algorithm": "tiled", "mix_us": 34.0, "mix_handoff_us": 35.8},
+        {"size": [4096, 4096], "format": "rgba8", "algorithm": "tiled", "mix_us": 34.0, "mix_handoff_us": 34.6}]}
+    rows = [r for r in mb.target_lines(cells, ceil) if r.startswith("| 4096x4096")]
+    v = {r.split("|")[2].strip(): r.split("|")[-2].strip() for r in rows}
+    assert v["r32f"] == ("out of reach: two dispatches at most 82.2% (mix + launch), a single pass at most 83.8% "
+                         "with no level computed after its hand-off (mix + its least hand-off, 35.8 µs: 1.8 µs on "
+                         "the mix where the target leaves 1.3)")
+    assert v["rgba8"] == ("out of reach of two dispatches; a single pass needs its levels 7.. in under 1.3 µs "
+                          "more than the mix (its least hand-off alone: 0.6 µs)")
