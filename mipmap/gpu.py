@@ -222,9 +222,10 @@ def tile_loop(fmt: Format, kernel: PipelineKernel, tail: bool) -> bool:
     of shared memory instead of 7,184), so that 4 workgroups of 256 fit an SM instead of 3:
     1920x1080's 510 tiles run as one wave on the H100's 132 SMs instead of two. Same call,
     twice (bench/results/h100.experiments.md, seventh round; medians in µs): 1920x1080 20.2 ->
-    18.7 and 20.2 -> 18.7, 4096² 77.8 -> 73.7 and 77.8 -> 74.0 (as persistent workgroups, 2112
-    of them). The other formats' single pass stays at 40-46 registers either way, and their
-    timings did not gain."""
+    18.7 and 20.2 -> 18.7; in the final runs before and after, 4096² 77.6 -> 74.5 and 4095²
+    79.6 -> 78.1. The other formats' single pass stays at 40-46 registers either way, and their
+    timings did not gain; the loop in the fast M = 6 kernel was slower (8192² RGBA8 133.6 ->
+    137.7)."""
     return fmt.name == "rgba16f" and kernel == "spd" and tail
 
 
@@ -337,7 +338,10 @@ class MipmapRunner:
         imageLoad: None where :func:`texel_fetch_input` says (what measured faster), False
         never, True always. capture_statistics: pipelines made with
         VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR (for :meth:`pipeline_statistics`; the device
-        opened with :func:`statistics_setup`)."""
+        opened with :func:`statistics_setup`). persistent: None places tiles by a loop only where
+        :func:`tile_loop` says (one workgroup per tile), 0 nowhere, N > 0 runs every 64 x 64 pass (the
+        single pass, the fast M = 6 kernel) as at most N workgroups, each making every N-th tile
+        (tests; ``mipmap_bench --persistent``); a negative N is a :class:`ScenarioError`."""
         self.ctx, self.vk, self.fmt = ctx, ctx.vk, fmt
         self.capture_statistics = capture_statistics
         if persistent is not None and persistent < 0:
