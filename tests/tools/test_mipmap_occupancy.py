@@ -1,7 +1,7 @@
 """bench/mipmap_occupancy.py: the CUDA occupancy rules it applies (Hopper) and the pipelines it asks about."""
 from __future__ import annotations
 
-import importlib.util
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -11,12 +11,8 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 @pytest.fixture(scope="module")
-def mo() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("mipmap_occupancy", BENCH / "mipmap_occupancy.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def mo(load_bench: Callable[[str], ModuleType]) -> ModuleType:
+    return load_bench("mipmap_occupancy")
 
 
 # (registers, shared bytes, invocations) -> resident workgroups per SM, as NVIDIA's occupancy

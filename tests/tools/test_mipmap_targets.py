@@ -2,31 +2,20 @@
 of bench/mipmap_breakdown.py (the mix kernel alone; the mix plus one launch)."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
 Cell = dict[str, Any]
 
 
 @pytest.fixture(scope="module")
-def mb() -> ModuleType:
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("mipmap_bench", BENCH / "mipmap_bench.py")
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(BENCH))
+def mb(load_bench: Callable[[str], ModuleType]) -> ModuleType:
+    return load_bench("mipmap_bench")
 
 
 def _cell(size: tuple[int, int], fmt: str, alg: str, us: float, floor_us: float) -> Cell:

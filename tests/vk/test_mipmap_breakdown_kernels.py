@@ -3,9 +3,7 @@ chain's read/write mix, and shaders/mixsync.comp adds a single pass's least hand
 workgroup's word, one atomic each, the last workgroup's dependent round of loads)."""
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from collections.abc import Callable
 from types import ModuleType
 
 import numpy as np
@@ -13,20 +11,9 @@ import pytest
 
 pytestmark = pytest.mark.vulkan
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
 @pytest.fixture(scope="module")
-def bd() -> ModuleType:
-    sys.path.insert(0, str(BENCH))
-    try:
-        spec = importlib.util.spec_from_file_location("mipmap_breakdown", BENCH / "mipmap_breakdown.py")
-        assert spec is not None and spec.loader is not None
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
-    finally:
-        sys.path.remove(str(BENCH))
+def bd(load_bench: Callable[[str], ModuleType]) -> ModuleType:
+    return load_bench("mipmap_breakdown")
 
 
 @pytest.mark.parametrize("spv,handoff,fanin", [("mix.spv", False, 0), ("mixsync.spv", True, 0),
