@@ -24,7 +24,9 @@ robin); the median is reported.  Cases:
 Baseline (ratios against it): 87290a8, the code when issue 22 was filed.  Older variants can
 be added with ``--old``: 61acf32 (issue 10 filed; its command line is ``python -m fdm.cli`` and
 its model lays the VR scenarios out with other bins), ``53fea01-nobound`` (53fea01 with its
-1920x1920 bound on the (c) pictures lifted).  Every output file of the new code is compared
+1920x1920 bound on the (c) pictures lifted).  Probes of a commit (``HEAD-freesampling``,
+``HEAD-noc``: :data:`VARIANTS`) time the command with part of its work removed: how far any
+faster form of that part could take it (a ratio is shown for them too).  Every output file of the new code is compared
 byte for byte with the baseline's (a SHA-256 over the directory): "identical" or DIFFERS; and
 the largest error of every ``error_vN.svg`` note.
 
@@ -81,24 +83,62 @@ def _digest(out: Path) -> str:
     return h.hexdigest()
 
 
+#: the variants of a tree (``COMMIT-VARIANT``): the file each changes and its substitutions
+#: (``(old, new)``, each once; a line-anchored regex where the flag is set).  ``nobound``
+#: lifts the bound that commit 8492fa2 put on the (c) pictures (a memory workaround).  The
+#: probes remove part of the work, so that their time bounds what any faster form of that
+#: part could reach (their pictures are wrong: not compared): ``freesampling`` (the code
+#: since 91a0d4a) makes the (c) pictures' sampling of both paths cost nothing -
+#: ``picture_rasters`` renders, stores and blits each view and walks its blocks as before, but
+#: samples, subtracts and reduces nothing (every error 0), the least any faster sampling, a
+#: compiled kernel included, could cost; ``noc`` draws no (c) picture at all (start-up, the
+#: layout, the offset sweep, (a), (b) and the page)
+VARIANTS: dict[str, tuple[str, tuple[tuple[str, str], ...], bool]] = {
+    "nobound": ("layout_solver/report.py",
+                ((r"^MAX_RECONSTRUCTION_PIXELS = .*$", "MAX_RECONSTRUCTION_PIXELS = 1 << 62"),), True),
+    "noc": ("layout_solver/report.py", ((r"^MAX_RECONSTRUCTION_PIXELS = .*$", "MAX_RECONSTRUCTION_PIXELS = 0"),),
+            True),
+    "freesampling": ("layout_solver/reconstruct/images.py", (
+        ("    def work(i: int) -> FloatArray:\n        err = np.full((-(-H // k), -(-W // k)), np.nan)\n",
+         "    def work(i: int) -> FloatArray:\n        err = np.full((-(-H // k), -(-W // k)), np.nan)\n"
+         "        for _ in grid.blocks(part=(i, n)):\n            pass\n        err[:] = 0.0\n"
+         "        return err\n"),
+        ("    if not np.isnan(err).all():\n", "    if False:\n")), False),
+}
+#: the variants that are probes (a ratio is shown for them as for the new code)
+PROBES = ("freesampling", "noc")
+
+
+def apply_variant(tree: Path, spec: str, variant: str) -> None:
+    """Change ``tree`` into ``variant`` (:data:`VARIANTS`); exit naming the line when one of
+    its substitutions finds nothing (a tree other than the one it was written for)."""
+    if variant not in VARIANTS:
+        raise SystemExit(f"{spec}: unknown variant {variant!r} (COMMIT or COMMIT-VARIANT, VARIANT one of "
+                         f"{', '.join(VARIANTS)})")
+    rel, subs, regex = VARIANTS[variant]
+    path = tree / rel
+    text = path.read_text(encoding="utf-8")
+    for old, new in subs:
+        if regex:
+            text, n = re.subn(old, new, text, flags=re.M)
+        else:
+            n = text.count(old)
+            text = text.replace(old, new)
+        if n != 1:
+            raise SystemExit(f"{spec}: {rel} has {n} lines {old!r}, not one")
+    path.write_text(text, encoding="utf-8")
+
+
 def _extract(spec: str, into: Path) -> Path:
-    """The tree of ``spec`` (a commit, or ``COMMIT-nobound``) under ``into/spec`` (``git
-    archive``).  ``-nobound``: ``MAX_RECONSTRUCTION_PIXELS`` of ``layout_solver/report.py`` set
-    to 2**62, the only change (commit 8492fa2 added the bound as a memory workaround)."""
+    """The tree of ``spec`` under ``into/spec`` (``git archive``): a commit, or
+    ``COMMIT-VARIANT`` changed by :func:`apply_variant`."""
     commit, _, variant = spec.partition("-")
     dst = into / spec
     dst.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(dst)], input=archive, check=True)
-    if variant == "nobound":
-        report = dst / "layout_solver" / "report.py"
-        text, n = re.subn(r"^MAX_RECONSTRUCTION_PIXELS = .*$", "MAX_RECONSTRUCTION_PIXELS = 1 << 62",
-                          report.read_text(encoding="utf-8"), flags=re.M)
-        if n != 1:
-            raise SystemExit(f"{spec}: no MAX_RECONSTRUCTION_PIXELS line in layout_solver/report.py")
-        report.write_text(text, encoding="utf-8")
-    elif variant:
-        raise SystemExit(f"{spec}: unknown variant {variant!r} (COMMIT or COMMIT-nobound)")
+    if variant:
+        apply_variant(dst, spec, variant)
     return dst
 
 
@@ -171,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="measured runs of the older commits on the VR cases (default: --runs; 61acf32 and "
                          "53fea01-nobound take half a minute each)")
     ap.add_argument("--old", action="append",
-                    help=f"older commits (COMMIT or COMMIT-nobound) to compare (default {' '.join(DEFAULT_OLD)})")
+                    help=f"older commits to compare, COMMIT or COMMIT-VARIANT ({', '.join(VARIANTS)}; "
+                         f"default {' '.join(DEFAULT_OLD)})")
     ap.add_argument("--cases", nargs="*", default=[c[0] for c in CASES], help="cases to run (default all)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "layout.md"), help="Markdown result file")
     a = ap.parse_args(argv)
@@ -251,7 +292,8 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
             drawn = "drawn" if got[0].notes else ("none" if got[0].status == 0 else "failed")
             if "not drawn" in got[0].summary:
                 drawn = "skipped (bound)"
-            ratios = [f"{t / med:.1f}x" if t and impl == "new" else "" for t in (ref_t[b] for b in bases)]
+            shown = impl == "new" or impl.rpartition("-")[2] in PROBES
+            ratios = [f"{t / med:.1f}x" if t and shown else "" for t in (ref_t[b] for b in bases)]
             lines.append(f"| {name}: {what} | `{impl}` | {len(got)} | {med:.2f} | {min(r.wall_s for r in got):.2f} "
                          f"| {statistics.median(r.cpu_s for r in got):.2f} "
                          f"| {max(r.peak_mb for r in got):.0f} | {drawn} | " + " | ".join(ratios) + " |")
