@@ -274,6 +274,18 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
         "issue 22 was filed; `61acf32` the code when issue 10 was filed (another model: other bins on the "
         "VR scenarios); `53fea01-nobound` the code when issue 10's work began with the 1920x1920 bound of "
         "its (c) pictures lifted.",
+    ]
+    probes = [c for c in olds if c.rpartition("-")[2] in PROBES]
+    if probes:
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True).stdout.strip()
+        lines += ["", "Probes (`bench/layout_bench.py`'s `VARIANTS`; `HEAD` was " + head + "): the command with part "
+                  "of its work removed, so its time is the least that any faster form of that part could reach (its "
+                  "pictures are wrong and not compared). `-freesampling`: each view is rendered, stored and "
+                  "blitted and its blocks walked as before, but the (c) pictures' sampling of both paths, the "
+                  "error and its reduction cost nothing (every error 0); `-noc`: no (c) picture at all - "
+                  "start-up, the layout, the offset sweep, (a), (b) and the page."]
+    lines += [
         "",
         "| case | implementation | runs | wall s (median) | min s | CPU s (median) | peak MB | (c) pictures | "
         + " | ".join(f"ratio vs `{b}`" for b in bases) + " |",
@@ -290,6 +302,8 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
                 continue
             med = statistics.median(r.wall_s for r in got)
             drawn = "drawn" if got[0].notes else ("none" if got[0].status == 0 else "failed")
+            if impl.rpartition("-")[2] == "freesampling" and got[0].notes:
+                drawn = "drawn (errors 0: probe)"
             if "not drawn" in got[0].summary:
                 drawn = "skipped (bound)"
             shown = impl == "new" or impl.rpartition("-")[2] in PROBES
