@@ -33,6 +33,8 @@ DEFAULT_OUT = "out/layout"
 
 def cmd_layout(args: argparse.Namespace) -> int:
     check_json_or_out(args.json, args.out)
+    if args.json and args.no_reconstruction:
+        raise ScenarioError("--no-reconstruction", "not with --json (which draws no picture)")
     out = DEFAULT_OUT if args.out is None else args.out
     if not args.json:
         check_output_dir("--out", out)
@@ -52,7 +54,7 @@ def cmd_layout(args: argparse.Namespace) -> int:
         return 0
     else:
         with terminal_progress("layout") as progress:
-            files, summary = layout_files(plan, views, progress=progress)
+            files, summary = layout_files(plan, views, progress=progress, reconstruction=not args.no_reconstruction)
     written = write_files("--out", out, files, replace=True)
     print(summary)
     print(f"wrote {len(written)} files to {out} (open {out}/index.html)")
@@ -74,4 +76,8 @@ def register(sub: SubParsers) -> None:
                    help="a driver variant, as for plan (docs/driver-revisions.md)")
     p.add_argument("--json", action="store_true",
                    help="print the layout as JSON to standard output instead of writing pictures (not with --out)")
+    p.add_argument("--no-reconstruction", action="store_true",
+                   help="leave out the (c) pictures (the CPU reconstruction and its error): the bins and the "
+                        "subsampled image only, for iterating on a density map (about 2x faster at 2x3840x3840; "
+                        "not with --json)")
     p.set_defaults(func=cmd_layout)

@@ -132,12 +132,14 @@ def reconstruction_drawn(plan: RenderPassPlan) -> bool:
 
 
 def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
-                 progress: Progress | None = None) -> tuple[dict[str, bytes], str]:
+                 progress: Progress | None = None, reconstruction: bool = True) -> tuple[dict[str, bytes], str]:
     """Solve the subsampled layout of ``plan`` and draw, per view, (a) framebuffer bins,
     (b) the subsampled image and (c) the reconstruction and its error, as SVG and PNG, plus
     ``layout.txt`` and ``index.html``.  Returns the files (name -> bytes, nothing written yet)
     and the one-line layout summary.  (c) is drawn only up to
-    :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels.  ``progress`` (optional) is told
+    :data:`MAX_RECONSTRUCTION_PIXELS` framebuffer pixels, and only with ``reconstruction``
+    (``layout --no-reconstruction``: the bins and the stored image alone, for iterating on a
+    density map; the summary says so).  ``progress`` (optional) is told
     ``(steps done, steps in all, step)`` after each view is drawn, each picture encoded and the
     page built (:mod:`layout_solver.progress`)."""
     # the page's offset sweep (Python: plans) and every view's (c) pictures (numpy with Python
@@ -150,8 +152,9 @@ def layout_files(plan: RenderPassPlan, views: Sequence[int] | None = None, *,
         _import_pillow()
         layout = tu_calc_subsampled(plan)
         views = list(range(plan.scenario.fdm_layers)) if views is None else list(views)
-        jobs = _ViewJobs(plan, layout, views if layout.solved and reconstruction_drawn(plan) else [])
-        return _layout_files(plan, layout, views, progress, sweep, jobs)
+        draw_c = reconstruction and reconstruction_drawn(plan)
+        jobs = _ViewJobs(plan, layout, views if layout.solved and draw_c else [])
+        return _layout_files(plan, layout, views, progress, sweep, jobs, reconstruction)
     finally:
         # an error or a Ctrl-C ends the children still running instead of waiting for them
         sweep.cancel()
@@ -319,8 +322,8 @@ class _ViewJobs:
 
 
 def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[int], progress: Progress | None,
-                  sweep: _Forked, jobs: _ViewJobs) -> tuple[dict[str, bytes], str]:
-    draw_c = reconstruction_drawn(plan)
+                  sweep: _Forked, jobs: _ViewJobs, reconstruction: bool) -> tuple[dict[str, bytes], str]:
+    draw_c = reconstruction and reconstruction_drawn(plan)
     steps = len(views) * (1 + (5 if layout.solved and draw_c else 2)) + 1
     done = 0
 
@@ -344,7 +347,9 @@ def _layout_files(plan: RenderPassPlan, layout: SubsampledLayout, views: list[in
     if outside:
         summary += (f"; {outside} apron blit(s) write outside the {layout.width0}x{layout.height0} image "
                     f"(blit_subsampled_apron asserts; see docs/findings.md)")
-    if layout.solved and not draw_c:
+    if layout.solved and not reconstruction:
+        summary += "; reconstruction pictures (c) not drawn (--no-reconstruction)"
+    elif layout.solved and not draw_c:
         w, h = plan.scenario.framebuffer
         summary += (f"; reconstruction pictures (c) not drawn: {w}x{h} exceeds the "
                     f"{MAX_RECONSTRUCTION_PIXELS}-pixel limit of the CPU reconstruction")

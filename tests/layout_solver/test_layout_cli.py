@@ -79,6 +79,37 @@ def test_demo_writes_pictures_and_index(tmp_path):
     assert os.path.isfile(os.path.join(out, "plan.json"))
 
 
+@pytest.mark.slow  # two whole layouts of the demo scenario (1920x1920, 2 views): CI and ./dev test only
+def test_no_reconstruction_leaves_out_only_the_c_pictures(tmp_path):
+    full, bare = str(tmp_path / "full"), str(tmp_path / "bare")
+    r_full = run("layout", DEMO, "--out", full)
+    r = run("layout", DEMO, "--out", bare, "--no-reconstruction")
+    assert r_full.returncode == 0 and r.returncode == 0, r.stderr
+    summary = r.stdout.splitlines()[0]
+    assert summary == r_full.stdout.splitlines()[0] + "; reconstruction pictures (c) not drawn (--no-reconstruction)"
+    refs = check_outputs(bare)
+    c_files = {f"{stem}_v{v}.{ext}" for stem in ("memory", "reconstruction", "error") for v in (0, 1)
+               for ext in ("svg", "png")}
+    assert c_files <= set(os.listdir(full))
+    assert set(os.listdir(bare)) == set(os.listdir(full)) - c_files
+    assert not c_files & refs
+    # (a), (b) and the layout table are those of the whole command, byte for byte
+    for name in os.listdir(bare):
+        if name.endswith((".svg", ".png")):
+            with open(os.path.join(bare, name), "rb") as a, open(os.path.join(full, name), "rb") as b:
+                assert a.read() == b.read(), name
+    with open(os.path.join(bare, "layout.txt"), encoding="utf-8") as a, \
+            open(os.path.join(full, "layout.txt"), encoding="utf-8") as b:
+        assert a.read().split("\n", 1)[1] == b.read().split("\n", 1)[1]
+
+
+def test_no_reconstruction_with_json_is_refused(tmp_path):
+    r = run("layout", DEMO, "--json", "--no-reconstruction")
+    assert r.returncode == 2
+    assert r.stderr == "turnip-fdm: error: --no-reconstruction: not with --json (which draws no picture)\n"
+    assert not r.stdout
+
+
 def test_more_than_512_bins_falls_back_and_says_so(tmp_path):
     scen = tmp_path / "big.toml"
     scen.write_text('gpu = "a750"\nframebuffer = [2304, 3072]\ntile_size = [96, 128]\nbin_merging = "off"\n'
