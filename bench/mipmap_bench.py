@@ -421,6 +421,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="G > 0: every 64 x 64 pass (single pass, fast M = 6) as G persistent workgroups, each "
                          "making tiles g, g + G, ...; 0: no tile loop anywhere; auto (the default): one "
                          "workgroup per tile, the tile loop where mipmap.gpu.tile_loop says")
+    ap.add_argument("--subgroups", choices=("auto", "shared"), default="auto",
+                    help="the tree kernels' exchanges between invocations: auto = subgroup shuffles where the "
+                         "device has them (the default), shared = shared memory and barriers everywhere")
     add_input_options(ap)
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here (and .json, .png beside)")
     args = ap.parse_args(argv)
@@ -466,7 +469,8 @@ def main(argv: list[str] | None = None) -> int:
              f"exact (sRGB input level read through it): {srgb_decode_exact(ctx)}"
              + ("; not used (--srgb-decode table)" if hw_srgb is False else ""))
         emit(f"- subgroup size {info.subgroup_size}, shuffle {'yes' if info.subgroup_shuffle else 'no'}; "
-             f"timestampPeriod {info.timestamp_period} ns")
+             f"timestampPeriod {info.timestamp_period} ns"
+             + ("; timed on the shared-memory path (--subgroups shared)" if args.subgroups == "shared" else ""))
         emit(f"- measured copy bandwidth, 1 GiB, counting read + write: vkCmdCopyBuffer {bw_copy / 1e9:.0f} GB/s, "
              f"compute-shader copy {bw_shader / 1e9:.0f} GB/s; the floor uses the larger, **{bw / 1e9:.0f} GB/s**")
         emit(f"- per cell: warm-up runs of the same chain, as many as fill {args.heat_ms:.0f} ms at the bandwidth "
@@ -508,7 +512,8 @@ def main(argv: list[str] | None = None) -> int:
         emit("|---|---|---|---|---|---|---|---|---|---|")
         for fmt in formats:
             try:
-                runner = MipmapRunner(ctx, fmt, hw_srgb=hw_srgb, tex_input=tex, persistent=persistent)
+                runner = MipmapRunner(ctx, fmt, shuffle=False if args.subgroups == "shared" else None,
+                                      hw_srgb=hw_srgb, tex_input=tex, persistent=persistent)
             except NotSupported as e:
                 emit(f"| all | {fmt.name} | — | — | not supported: {e} | | | | | |")
                 continue
