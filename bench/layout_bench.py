@@ -129,10 +129,15 @@ def apply_variant(tree: Path, spec: str, variant: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+def variant_of(spec: str) -> str:
+    """The variant of an implementation ``COMMIT-VARIANT`` ('' for a commit or "new")."""
+    return spec.partition("-")[2]
+
+
 def _extract(spec: str, into: Path) -> Path:
     """The tree of ``spec`` under ``into/spec`` (``git archive``): a commit, or
     ``COMMIT-VARIANT`` changed by :func:`apply_variant`."""
-    commit, _, variant = spec.partition("-")
+    commit, variant = spec.partition("-")[0], variant_of(spec)
     dst = into / spec
     dst.mkdir(parents=True)
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True, capture_output=True).stdout
@@ -195,9 +200,14 @@ def _machine() -> str:
             f"{platform.python_version()}, numpy {numpy.__version__}, Pillow {PIL.__version__}")
 
 
-def _commit() -> str:
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
+def _head() -> str:
+    """This checkout's commit (short), what ``HEAD`` names in an implementation."""
+    return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
+
+
+def _commit() -> str:
+    head = _head()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     return head + (" (the working tree, shared with other work, had uncommitted changes to tracked files)"
@@ -275,13 +285,10 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
         "VR scenarios); `53fea01-nobound` the code when issue 10's work began with the 1920x1920 bound of "
         "its (c) pictures lifted.",
     ]
-    probes = [c for c in olds if c.rpartition("-")[2] in PROBES]
-    if probes:
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True).stdout.strip()
-        lines += ["", "Probes (`bench/layout_bench.py`'s `VARIANTS`; `HEAD` was " + head + "): the command with part "
-                  "of its work removed, so its time is the least that any faster form of that part could reach (its "
-                  "pictures are wrong and not compared). `-freesampling`: each view is rendered, stored and "
+    if any(variant_of(c) in PROBES for c in olds):
+        lines += ["", f"Probes (`bench/layout_bench.py`'s `VARIANTS`; `HEAD` was {_head()}): the command with "
+                  "part of its work removed, so its time is the least that any faster form of that part could "
+                  "reach (its pictures are wrong and not compared). `-freesampling`: each view is rendered, stored and "
                   "blitted and its blocks walked as before, but the (c) pictures' sampling of both paths, the "
                   "error and its reduction cost nothing (every error 0); `-noc`: no (c) picture at all - "
                   "start-up, the layout, the offset sweep, (a), (b) and the page."]
@@ -302,11 +309,11 @@ def report(results: dict[tuple[str, str], list[Run]], cases: list[tuple[str, tup
                 continue
             med = statistics.median(r.wall_s for r in got)
             drawn = "drawn" if got[0].notes else ("none" if got[0].status == 0 else "failed")
-            if impl.rpartition("-")[2] == "freesampling" and got[0].notes:
+            if variant_of(impl) == "freesampling" and got[0].notes:
                 drawn = "drawn (errors 0: probe)"
             if "not drawn" in got[0].summary:
                 drawn = "skipped (bound)"
-            shown = impl == "new" or impl.rpartition("-")[2] in PROBES
+            shown = impl == "new" or variant_of(impl) in PROBES
             ratios = [f"{t / med:.1f}x" if t and shown else "" for t in (ref_t[b] for b in bases)]
             lines.append(f"| {name}: {what} | `{impl}` | {len(got)} | {med:.2f} | {min(r.wall_s for r in got):.2f} "
                          f"| {statistics.median(r.cpu_s for r in got):.2f} "
