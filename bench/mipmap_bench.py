@@ -137,8 +137,6 @@ def record_cell(runner: MipmapRunner, cb, algorithm: str, img) -> None:
         runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, tail=True))
     elif algorithm == "tiled-split":
         runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, split=True))
-    elif algorithm.startswith("tiled-quad"):
-        runner.record_tiled(cb, img, plan=tiled_plan(img.width, img.height, quad=int(algorithm[10:] or 1)))
     else:
         runner.record(cb, algorithm, img)
 
@@ -147,7 +145,7 @@ def dispatches(algorithm: str, w: int, h: int) -> int:
     if (n := tail_groups(algorithm)) is not None:
         return len(tiled_plan(w, h, tail_groups=n))
     return {"tiled": lambda: len(tiled_plan(w, h)), "tiled-tail": lambda: len(tiled_plan(w, h, tail=True)),
-            "tiled-split": lambda: len(tiled_plan(w, h, split=True)), "tiled-quad": lambda: len(tiled_plan(w, h, quad=1)),
+            "tiled-split": lambda: len(tiled_plan(w, h, split=True)),
             "spd": lambda: 1, "spd-split": lambda: 1 + (spd_plan(w, h).tail_levels > 0),
             "blit": lambda: len(level_sizes(w, h)) - 1}[algorithm]()
 
@@ -405,9 +403,6 @@ def main(argv: list[str] | None = None) -> int:
                          "dispatches of at most N workgroups")
     ap.add_argument("--only", default="",
                     help="ALG,...: time only these of blit, tiled, spd, spd-split (and the added variants)")
-    ap.add_argument("--quad", action="store_true",
-                    help="also time tiled_plan(quad=True) as tiled-quad: 128 x 128 tiles, seven levels, in workgroups "
-                         "of 1024 (shaders/spdq.comp) where the fast kernel makes six of 64 x 64")
     ap.add_argument("--split", action="store_true",
                     help="also time tiled_plan(split=True): level 1 in a fast M = 1 dispatch of its own first")
     ap.add_argument("--verify", default="",
@@ -448,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lines = []
     algorithms = (["blit", "tiled", "spd", "spd-split"] + (["tiled-tail"] if args.tail else [])
-                  + (["tiled-split"] if args.split else []) + (["tiled-quad"] if args.quad else [])
+                  + (["tiled-split"] if args.split else [])
                   + [f"tiled-tail{int(n)}" for n in args.tail_groups.split(",") if n])
     if args.only:
         keep = args.only.split(",")

@@ -24,7 +24,7 @@ HERE = Path(__file__).resolve().parent
 SHADERS = HERE / "shaders"
 SPV = HERE / "spv"
 FORMAT_MACROS = {"r32f": "FMT_R32F", "rgba16f": "FMT_RGBA16F", "rgba8": "FMT_RGBA8", "srgba8": "FMT_SRGBA8"}
-TREE_KERNELS = ("fast", "spd", "spdq")  # kernels with a shuffle and a shared-memory variant
+TREE_KERNELS = ("fast", "spd")  # kernels with a shuffle and a shared-memory variant
 BUILD_INFO = "BUILD_INFO.json"  # compiler version and source digest of the committed modules
 
 
@@ -52,7 +52,7 @@ class Variant:
 
 def variants() -> list[Variant]:
     out = []
-    for kernel in ("fast", "general", "spd", "spdq"):
+    for kernel in ("fast", "general", "spd"):
         for fmt in FORMAT_MACROS:
             for shuffle in ((False, True) if kernel in TREE_KERNELS else (False,)):
                 out.append(Variant(kernel, fmt, shuffle))

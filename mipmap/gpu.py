@@ -27,8 +27,6 @@ from .plan import (
     SPD_RULE,
     SPD_TILE,
     Algorithm,
-    QUAD_LOCAL,
-    QUAD_TILE,
     Dispatch,
     spd_handoff,
     spd_plan,
@@ -40,7 +38,7 @@ from .reference import level_sizes
 __all__ = ["ALGORITHMS", "Algorithm", "MipImage", "MipmapRunner", "load_spv", "split_groups", "srgb_decode_exact"]
 
 #: a pipeline of the runner: the tiled plan's two kernels and the single-pass downsampler
-PipelineKernel = Literal["fast", "general", "spd", "spdq"]
+PipelineKernel = Literal["fast", "general", "spd"]
 MAX_BINDING_LEVELS = 16
 PUSH_BYTES = 16  # common.glsl's Push: tailLevels, handoff, width, height
 NO_HANDOFF = MAX_BINDING_LEVELS  # pc.handoff when no level is shared between workgroups
@@ -231,24 +229,16 @@ def tile_loop(fmt: Format, kernel: PipelineKernel, tail: bool) -> bool:
     return fmt.name == "rgba16f" and kernel == "spd" and tail
 
 
-#: the default of :class:`MipmapRunner`'s ``quad`` (:func:`~mipmap.plan.tiled_plan`'s)
-QUAD = False
-
-
 def dispatch_key(d: Dispatch) -> PipelineKey:
     """The pipeline :meth:`MipmapRunner.record_tiled` runs tiled dispatch ``d`` with: its kernel,
     or the single pass's where :func:`~mipmap.plan.spd_handoff` holds."""
-    if d.kernel == "quad":
-        return ("spdq", 6, False, d.input_level, True)
     if spd_handoff(d):
         return ("spd", d.levels, True, d.input_level, True)
     return (d.kernel, d.levels, d.tail_levels > 0, d.input_level, False)
 
 
 def dispatch_grid(d: Dispatch) -> tuple[int, int]:
-    """Its workgroup grid: the single pass and the quad kernel place their tiles by a 2D grid of them."""
-    if d.kernel == "quad":
-        return d.width // QUAD_TILE, d.height // QUAD_TILE
+    """Its workgroup grid: the single pass places its tiles by a 2D grid of them."""
     return (d.width >> 6, d.height >> 6) if spd_handoff(d) else d.grid
 
 
@@ -338,7 +328,7 @@ class MipmapRunner:
 
     def __init__(self, ctx: Vulkan, fmt: Format, shuffle: bool | None = None,
                  fused_decode: bool | None = None, hw_srgb: bool | None = None, tex_input: bool | None = None,
-                 capture_statistics: bool = False, persistent: int | None = None, quad: bool | None = None):
+                 capture_statistics: bool = False, persistent: int | None = None):
         """shuffle: None picks the subgroup-shuffle path when the device supports it; False forces
         the shared-memory path. fused_decode (8-bit formats): None uses the one-operation
         decode where :func:`fma_rounds_once`, False never, True always (tests: what the probe
@@ -357,9 +347,6 @@ class MipmapRunner:
         if persistent is not None and persistent < 0:
             raise ScenarioError("persistent", f"must be >= 0 workgroups (0: never a tile loop), got {persistent}")
         self.persistent = persistent
-        # the quad kernel's 1024 invocations where the device takes them (Vulkan's least is 128)
-        self.quad_capable = ctx.info.max_workgroup_invocations >= QUAD_LOCAL
-        self.quad = (QUAD if quad is None else quad) and self.quad_capable
         vk = self.vk
         info = ctx.info
         if not info.subgroup_compute:
@@ -385,7 +372,7 @@ class MipmapRunner:
         # modules now, outside any ctx.scope(), so that they live as long as the runner; the
         # pipelines (one per kernel, level count and continuation) on first use, owned by the
         # runner (a ctx.scope() open at that moment must not destroy them)
-        kernels: tuple[PipelineKernel, ...] = ("fast", "general", "spd", "spdq")
+        kernels: tuple[PipelineKernel, ...] = ("fast", "general", "spd")
         self._modules = {kernel: ctx.shader_module(load_spv(self.variant(kernel))) for kernel in kernels}
         self._pipelines: dict[PipelineKey, Handle] = {}
         ctx.own(self._destroy_pipelines)
@@ -582,7 +569,7 @@ class MipmapRunner:
         """The plan's dispatches with a barrier between; `after_dispatch(cb, k)` e.g. writes a timestamp."""
         vk = self.vk
         current: PipelineKey | None = None
-        for k, d in enumerate(tiled_plan(img.width, img.height, quad=1 if self.quad else 0) if plan is None else plan):
+        for k, d in enumerate(tiled_plan(img.width, img.height) if plan is None else plan):
             if k:
                 self._compute_barrier(cb)
             key = dispatch_key(d)

@@ -49,15 +49,13 @@ Algorithm = Literal["tiled", "spd", "spd-split", "blit"]
 ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
 #: the algorithms with SPD's rule (the drop-odd reduction, :func:`mipmap.spd_model.spd_reference`)
 SPD_RULE: tuple[Algorithm, ...] = ("spd", "spd-split")
-#: the kernels of the tiled plan (``quad``: shaders/spdq.comp, :func:`tiled_plan`'s ``quad``)
-Kernel = Literal["fast", "general", "quad"]
+#: the kernels of the tiled plan
+Kernel = Literal["fast", "general"]
 
 FAST_LOCAL = 256
 GENERAL_LOCAL = 128
 GENERAL_TILE = 8  # L+2 tile edge of the general M = 2 kernel
 SPD_TILE = 64
-QUAD_TILE = 128  # the quad kernel's tile: four 64 x 64 tiles side by side and one level more
-QUAD_LOCAL = 1024
 SPD_LOCAL = 256
 SPD_MAX_SIZE = 4096
 TAIL_MAX_TEXELS = 1024  # the last workgroup continues when the next level has at most this many
@@ -132,7 +130,7 @@ HANDOFF_GROUPS = 4
 
 
 def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False,
-               tail_groups: int | None = None, quad: int = 0) -> list[Dispatch]:
+               tail_groups: int | None = None) -> list[Dispatch]:
     """The dispatches that generate levels 1.. of a width x height image: nvpro's plan, or with
     ``tail=True`` cut short by the last-workgroup continuation (slower on the H100, see the
     module docstring).  ``tail_groups``: the continuation only where the dispatch has at most
@@ -141,11 +139,7 @@ def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False,
     ``split=True``: where nvpro's first dispatch is the fast kernel with
     M > 1, a fast M = 1 dispatch writes level 1 alone first (one 2x2 quad per invocation: the
     pass that carries most of the traffic, in the access pattern that reached 89-98% of the
-    copy bandwidth at 8192² in bench/results/h100.sol.md), then nvpro's rule from level 1.
-    ``quad=N``: where the fast kernel would make six levels of 64 x 64 tiles and the level
-    is made of at most N whole 128 x 128 tiles with at least seven levels to go, the *quad* kernel makes
-    seven: one workgroup of :data:`QUAD_LOCAL` invocations per 128 x 128 tile, its four 64 x 64
-    tiles side by side and the seventh level from their last texels in shared memory."""
+    copy bandwidth at 8192² in bench/results/h100.sol.md), then nvpro's rule from level 1."""
     sizes = level_sizes(width, height)
     plan: list[Dispatch] = []
     level, w, h = 0, width, height
@@ -155,15 +149,12 @@ def tiled_plan(width: int, height: int, tail: bool = False, split: bool = False,
             m = fast_levels(w, h, remaining)
             if split and level == 0:
                 m = 1
-            kernel: Kernel = "fast"
-            local = FAST_LOCAL
             if m == 1:   # 16 x 16 level-L+1 texels per workgroup
                 groups = _ceil_div(w // 2, 16) * _ceil_div(h // 2, 16)
-            elif (quad and m == 6 and remaining >= 7 and w % QUAD_TILE == 0 and h % QUAD_TILE == 0
-                  and (w // QUAD_TILE) * (h // QUAD_TILE) <= quad):
-                m, kernel, local, groups = 7, "quad", QUAD_LOCAL, (w // QUAD_TILE) * (h // QUAD_TILE)
             else:
                 groups = _ceil_div(w * h, 4096 if m == 6 else 1024)
+            kernel: Kernel = "fast"
+            local = FAST_LOCAL
         else:
             m = min(2, remaining)
             dw, dh = sizes[level + m]

@@ -93,8 +93,6 @@ class DeviceInfo:
     max_workgroup_count: tuple[int, ...]
     queue_family: int
     queue_graphics: bool
-    #: maxComputeWorkGroupInvocations (Vulkan's least: 128)
-    max_workgroup_invocations: int = 128
 
     def describe(self) -> str:
         return (f"{self.name} (driver {self.driver_name} {self.driver_info}, version {self.driver_version}, "
@@ -298,8 +296,7 @@ class Vulkan:
             timestamp_valid_bits=families[fam].timestampValidBits,
             max_image_dimension_2d=lim.maxImageDimension2D,
             max_workgroup_count=tuple(lim.maxComputeWorkGroupCount),
-            queue_family=fam, queue_graphics=bool(families[fam].queueFlags & vk.VK_QUEUE_GRAPHICS_BIT),
-            max_workgroup_invocations=min(lim.maxComputeWorkGroupInvocations, lim.maxComputeWorkGroupSize[0]))
+            queue_family=fam, queue_graphics=bool(families[fam].queueFlags & vk.VK_QUEUE_GRAPHICS_BIT))
 
     def _create_device(self) -> None:
         features = self.vk.VkPhysicalDeviceFeatures()

@@ -1,17 +1,6 @@
 // The tile pass shared by the fast tiled kernel and the single-pass downsampler
 // (model: mipmap/tiled_model.py, tile_pass).
-#ifdef QUADS
-// spdq.comp: QUADS 64 x 64 tiles side by side in one workgroup of 256 * QUADS invocations,
-// invocations 256 q .. 256 q + 255 making tile q with their own 256 slots (xbase = 256 q) and
-// leaving the tile's last texel (level L+6) in quadLast[q]
-shared VAL exchange[256 * QUADS];
-shared VAL quadLast[QUADS];
-uint xbase = 0u;
-#define XCH(i) exchange[xbase + (i)]
-#else
 shared VAL exchange[256];
-#define XCH(i) exchange[i]
-#endif
 
 uvec2 morton(uint i) {
     uint x = (i & 1u) | ((i >> 1) & 2u) | ((i >> 2) & 4u) | ((i >> 3) & 8u);
@@ -132,12 +121,12 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
         g1 = g0; g2 = g0; g3 = g0;
         for (uint k = 0u; k < 4u; ++k) {
             barrier();
-            XCH(local) = pick4(q0, q1, q2, q3, k);
+            exchange[local] = pick4(q0, q1, q2, q3, k);
             barrier();
             if (j == k) {
-                g1 = XCH(local ^ 1u);
-                g2 = XCH(local ^ 2u);
-                g3 = XCH(local ^ 3u);
+                g1 = exchange[local ^ 1u];
+                g2 = exchange[local ^ 2u];
+                g3 = exchange[local ^ 3u];
             }
         }
     }
@@ -158,11 +147,11 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
 #endif
     {
         barrier();
-        XCH(local) = cur;
+        exchange[local] = cur;
         barrier();
-        n1 = XCH(local ^ 4u);
-        n2 = XCH(local ^ 8u);
-        n3 = XCH(local ^ 12u);
+        n1 = exchange[local ^ 4u];
+        n2 = exchange[local ^ 8u];
+        n3 = exchange[local ^ 12u];
     }
     c >>= 1;
     cur = quantise(combine(L + 2u, c, cur, n1, n2, n3), k);
@@ -175,7 +164,7 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
     barrier();
     if (writer) {
         ivec2 p = c - (origin >> 3);
-        XCH(p.y * 8 + p.x) = cur;
+        exchange[p.y * 8 + p.x] = cur;
     }
 #if USE_SHUFFLE
     if (SUBGROUP_SIZE >= 16u) {
@@ -186,7 +175,7 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
             ivec2 p = ivec2(morton(local));
             uint b = uint(16 * p.y + 2 * p.x);
             ivec2 o = (origin >> 4) + p;
-            VAL v = quantise(combine(L + 3u, o, XCH(b), XCH(b + 1u), XCH(b + 8u), XCH(b + 9u)), k);
+            VAL v = quantise(combine(L + 3u, o, exchange[b], exchange[b + 1u], exchange[b + 8u], exchange[b + 9u]), k);
             if (live) storeCode(L + 4u, o, k);
             if (M >= 5u) {
                 VAL n1 = subgroupShuffleXor(v, 1u), n2 = subgroupShuffleXor(v, 2u), n3 = subgroupShuffleXor(v, 3u);
@@ -198,9 +187,6 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
                     o >>= 1;
                     v = quantise(combine(L + 5u, o, v, n1, n2, n3), k);
                     if (live && local == 0u) storeCode(L + 6u, o, k);
-#ifdef QUADS
-                    if (local == 0u) quadLast[xbase >> 8] = v;
-#endif
                 }
             }
         }
@@ -215,14 +201,11 @@ void tile64Pass(uint L, uint M, ivec2 origin, bool live, uint local) {
             ivec2 p = ivec2(int(local) % e, int(local) / e);
             uint b = src + uint(2 * p.y * 2 * e + 2 * p.x);
             ivec2 o = (origin >> int(n)) + p;
-            VAL v = quantise(combine(L + n - 1u, o, XCH(b), XCH(b + 1u),
-                                     XCH(b + uint(2 * e)), XCH(b + uint(2 * e) + 1u)), k);
+            VAL v = quantise(combine(L + n - 1u, o, exchange[b], exchange[b + 1u],
+                                     exchange[b + uint(2 * e)], exchange[b + uint(2 * e) + 1u]), k);
             if (live) storeCode(L + n, o, k);
-            XCH(dst + local) = v;
+            exchange[dst + local] = v;
         }
         uint tmp = src; src = dst; dst = tmp;
     }
-#ifdef QUADS
-    if (local == 0u) quadLast[xbase >> 8] = XCH(src);   // level L+M's one texel (M = 6)
-#endif
 }
